@@ -1,0 +1,122 @@
+package events
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"iter"
+)
+
+// DefaultMaxLineBytes bounds one physical line. A Qwen record holding a large
+// tool output can run to megabytes; 64 MiB is far past anything a sane writer
+// emits and still keeps a hostile file from exhausting memory.
+const DefaultMaxLineBytes = 64 << 20
+
+// Line is one physical line of a JSONL stream, without its newline.
+// Bytes is only valid until the iteration advances: copy what you keep.
+type Line struct {
+	Bytes []byte
+	Pos   Position
+	// Terminated is false for a final segment that had no newline.
+	Terminated bool
+	// TooLong is set when the line exceeded the limit; Bytes is then empty.
+	TooLong bool
+	// Size is the line's length in bytes (without the newline), even when TooLong.
+	Size int64
+}
+
+// Lines splits r into physical lines, streaming, with at most max bytes held
+// for any one line (max <= 0 means DefaultMaxLineBytes). An I/O error from r is
+// yielded once, after which the sequence ends.
+func Lines(r io.Reader, max int) iter.Seq2[Line, error] {
+	if max <= 0 {
+		max = DefaultMaxLineBytes
+	}
+	return func(yield func(Line, error) bool) {
+		br, ok := r.(*bufio.Reader)
+		if !ok || br.Size() < 64<<10 {
+			br = bufio.NewReaderSize(r, 256<<10)
+		}
+		var (
+			acc    []byte
+			offset int64
+			line   = 1
+		)
+		for {
+			chunk, err := br.ReadSlice('\n')
+			if err == bufio.ErrBufferFull {
+				// A long line: accumulate up to max, then skip the rest.
+				start := offset
+				size := int64(len(chunk))
+				tooLong := size > int64(max)
+				if !tooLong {
+					acc = append(acc[:0], chunk...)
+				}
+				var rerr error
+				terminated := false
+				for {
+					chunk, rerr = br.ReadSlice('\n')
+					n := len(chunk)
+					if rerr == nil {
+						n-- // drop the newline
+						terminated = true
+					}
+					size += int64(n)
+					if !tooLong && size > int64(max) {
+						tooLong = true
+						acc = acc[:0]
+					}
+					if !tooLong {
+						acc = append(acc, chunk[:n]...)
+					}
+					if rerr != bufio.ErrBufferFull {
+						break
+					}
+				}
+				l := Line{Pos: Position{Line: line, Offset: start}, Terminated: terminated, TooLong: tooLong, Size: size}
+				if !tooLong {
+					l.Bytes = acc
+				}
+				if !yield(l, nil) {
+					return
+				}
+				offset = start + size
+				if terminated {
+					offset++
+				}
+				line++
+				if rerr != nil {
+					if rerr != io.EOF {
+						yield(Line{}, rerr)
+					}
+					return
+				}
+				continue
+			}
+			if err != nil && err != io.EOF {
+				yield(Line{}, err)
+				return
+			}
+			if len(chunk) == 0 && err == io.EOF {
+				return
+			}
+			terminated := err == nil
+			body := chunk
+			if terminated {
+				body = chunk[:len(chunk)-1]
+			}
+			l := Line{Bytes: body, Pos: Position{Line: line, Offset: offset}, Terminated: terminated, Size: int64(len(body))}
+			if int64(len(body)) > int64(max) {
+				l.Bytes, l.TooLong = nil, true
+			}
+			if !yield(l, nil) {
+				return
+			}
+			offset += int64(len(chunk))
+			line++
+			if errors.Is(err, io.EOF) {
+				return
+			}
+		}
+	}
+}
