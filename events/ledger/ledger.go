@@ -1,0 +1,258 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/tailproof/tailproof/events"
+)
+
+// TerminalState is a settled outcome.
+type TerminalState string
+
+const (
+	Completed   TerminalState = "completed"
+	Cancelled   TerminalState = "cancelled"
+	Error       TerminalState = "error"
+	Interrupted TerminalState = "interrupted"
+)
+
+// Codes and stop reasons tailproof writes or reads with meaning.
+const (
+	CodeDaemonLost             = "daemon_lost"
+	CodePromptDeadlineExceeded = "prompt_deadline_exceeded"
+	StopReconstructed          = "reconstructed_from_transcript"
+)
+
+// Record is one ledger line: an in_flight admission or a terminal.
+type Record struct {
+	V        int
+	PromptID string
+	InFlight bool   // state:"in_flight"; otherwise Terminal is set
+	TailUUID string // in_flight only: the dispatch marker, "" when absent
+	Terminal TerminalState
+	Code     string // terminal only
+	// HasCode / HasStopReason distinguish an absent field from an empty string,
+	// which the reference keeps and re-encodes.
+	HasCode       bool
+	StopReason    string
+	HasStopReason bool
+	// At is Date.now() in milliseconds. The reference accepts any finite
+	// number; a fractional value is kept in AtFrac so it re-encodes faithfully.
+	At     int64
+	AtFrac float64
+	atRaw  bool
+}
+
+// IsTerminal reports whether r settles its prompt.
+func (r Record) IsTerminal() bool { return !r.InFlight }
+
+// AtFloat is the record's time as the reference compares it.
+func (r Record) AtFloat() float64 {
+	if r.atRaw {
+		return r.AtFrac
+	}
+	return float64(r.At)
+}
+
+// Describe is the record's stable one-line form, used in traces and scenarios:
+//
+//	IF p1 at=1 tail=u1
+//	TERM p1 completed stopReason=reconstructed_from_transcript at=2
+func (r Record) Describe() string {
+	var b []byte
+	if r.InFlight {
+		b = append(b, "IF "...)
+		b = append(b, r.PromptID...)
+		b = append(b, " at="...)
+		b = appendAt(b, r)
+		if r.TailUUID != "" {
+			b = append(b, " tail="...)
+			b = append(b, r.TailUUID...)
+		}
+		return string(b)
+	}
+	b = append(b, "TERM "...)
+	b = append(b, r.PromptID...)
+	b = append(b, ' ')
+	b = append(b, r.Terminal...)
+	if r.HasCode {
+		b = append(b, " code="...)
+		b = append(b, r.Code...)
+	}
+	if r.HasStopReason {
+		b = append(b, " stopReason="...)
+		b = append(b, r.StopReason...)
+	}
+	b = append(b, " at="...)
+	b = appendAt(b, r)
+	return string(b)
+}
+
+func appendAt(b []byte, r Record) []byte {
+	if r.atRaw {
+		return strconv.AppendFloat(b, r.AtFrac, 'f', -1, 64)
+	}
+	return strconv.AppendInt(b, r.At, 10)
+}
+
+// InFlight builds an admission record.
+func InFlight(promptID string, at int64, tailUUID string) Record {
+	return Record{V: 1, PromptID: promptID, InFlight: true, TailUUID: tailUUID, At: at}
+}
+
+// Terminal builds a terminal record; empty code / stopReason are omitted.
+func Terminal(promptID string, state TerminalState, code, stopReason string, at int64) Record {
+	return Record{V: 1, PromptID: promptID, Terminal: state, Code: code, HasCode: code != "",
+		StopReason: stopReason, HasStopReason: stopReason != "", At: at}
+}
+
+// Encode returns the record as the reference writer (JSON.stringify of the
+// coerced record) writes it, without the newline. Key order: v, promptId,
+// state|terminal, tailUuid, code, stopReason, at.
+func Encode(r Record) []byte {
+	b := make([]byte, 0, 96)
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, int64(r.V), 10)
+	b = append(b, `,"promptId":`...)
+	b = events.AppendJSString(b, r.PromptID)
+	if r.InFlight {
+		b = append(b, `,"state":"in_flight"`...)
+		if r.TailUUID != "" {
+			b = append(b, `,"tailUuid":`...)
+			b = events.AppendJSString(b, r.TailUUID)
+		}
+	} else {
+		b = append(b, `,"terminal":`...)
+		b = events.AppendJSString(b, string(r.Terminal))
+		if r.HasCode {
+			b = append(b, `,"code":`...)
+			b = events.AppendJSString(b, r.Code)
+		}
+		if r.HasStopReason {
+			b = append(b, `,"stopReason":`...)
+			b = events.AppendJSString(b, r.StopReason)
+		}
+	}
+	b = append(b, `,"at":`...)
+	b = appendAt(b, r)
+	return append(b, '}')
+}
+
+// ErrMalformed classifies a line the reference reader would drop.
+var ErrMalformed = errors.New("malformed ledger record")
+
+// Decode applies the reference's acceptance rules (coercePromptLedgerRecord)
+// to one line: JSON object, v === 1, promptId a string, at a finite number;
+// state "in_flight" makes an admission (tailUuid kept only when a non-empty
+// string); otherwise terminal must be one of the four states, with code and
+// stopReason kept only when strings. Anything else is ErrMalformed.
+func Decode(line []byte) (Record, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(line, &raw); err != nil {
+		return Record{}, fmt.Errorf("ledger: %w: not a JSON object: %v", ErrMalformed, err)
+	}
+	if raw == nil {
+		return Record{}, fmt.Errorf("ledger: %w: not a JSON object", ErrMalformed)
+	}
+	var r Record
+	v, ok := number(raw["v"])
+	if !ok || v != 1 {
+		return Record{}, fmt.Errorf("ledger: %w: v is not 1", ErrMalformed)
+	}
+	r.V = 1
+	if r.PromptID, ok = str(raw["promptId"]); !ok {
+		return Record{}, fmt.Errorf("ledger: %w: promptId is not a string", ErrMalformed)
+	}
+	at, ok := number(raw["at"])
+	if !ok {
+		return Record{}, fmt.Errorf("ledger: %w: at is not a finite number", ErrMalformed)
+	}
+	if at == math.Trunc(at) && math.Abs(at) < 1<<53 {
+		r.At = int64(at)
+	} else {
+		r.At, r.AtFrac, r.atRaw = int64(at), at, true
+	}
+	if state, _ := str(raw["state"]); state == "in_flight" {
+		r.InFlight = true
+		if t, ok := str(raw["tailUuid"]); ok && t != "" {
+			r.TailUUID = t
+		}
+		return r, nil
+	}
+	term, _ := str(raw["terminal"])
+	switch TerminalState(term) {
+	case Completed, Cancelled, Error, Interrupted:
+		r.Terminal = TerminalState(term)
+	default:
+		return Record{}, fmt.Errorf("ledger: %w: neither in_flight nor a known terminal", ErrMalformed)
+	}
+	if c, ok := str(raw["code"]); ok {
+		r.Code, r.HasCode = c, true
+	}
+	if s, ok := str(raw["stopReason"]); ok {
+		r.StopReason, r.HasStopReason = s, true
+	}
+	return r, nil
+}
+
+func str(m json.RawMessage) (string, bool) {
+	if len(m) == 0 || m[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(m, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func number(m json.RawMessage) (float64, bool) {
+	if len(m) == 0 || !(m[0] == '-' || (m[0] >= '0' && m[0] <= '9')) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(m), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false // JSON.parse turns 1e400 into Infinity, which is not finite
+	}
+	return f, true
+}
+
+// Read parses a whole ledger (or a tail window of one) the way the reference
+// reader does: split on '\n', skip empty lines and every line that fails
+// Decode, and — when windowed — always drop the window's first line, even if
+// the window starts on a line boundary. dropped counts the malformed lines
+// (not the windowed first line). An I/O error from r is returned with the
+// records read so far.
+func Read(r io.Reader, windowed bool) (recs []Record, dropped int, err error) {
+	first := true
+	for line, lerr := range events.Lines(r, 0) {
+		if lerr != nil {
+			return recs, dropped, fmt.Errorf("ledger: read: %w", lerr)
+		}
+		if first && windowed {
+			first = false
+			continue
+		}
+		first = false
+		if line.TooLong {
+			dropped++
+			continue
+		}
+		if len(bytes.TrimSpace(line.Bytes)) == 0 {
+			continue
+		}
+		rec, derr := Decode(line.Bytes)
+		if derr != nil {
+			dropped++
+			continue
+		}
+		recs = append(recs, rec)
+	}
+	return recs, dropped, nil
+}
