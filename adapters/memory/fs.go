@@ -1,0 +1,854 @@
+package memory
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tailproof/tailproof/adapters/vfs"
+)
+
+// Op names a filesystem operation a Fault can target.
+type Op string
+
+// The operations the FS counts. Every call of the matching vfs method (or,
+// for OpWrite/OpRead/OpSync/OpTruncate, of the File method) is one occurrence.
+const (
+	OpOpen     Op = "open"
+	OpRead     Op = "read"
+	OpWrite    Op = "write"
+	OpSync     Op = "sync"
+	OpTruncate Op = "truncate"
+	OpStat     Op = "stat"
+	OpRename   Op = "rename"
+	OpLink     Op = "link"
+	OpRemove   Op = "remove"
+	OpMkdir    Op = "mkdir"
+	OpReadDir  Op = "readdir"
+	OpSyncDir  Op = "syncdir"
+	OpLock     Op = "lock"
+)
+
+// ErrInjected is the I/O error a Fault returns unless it names its own. It
+// wraps syscall.EIO so callers that classify errno see a real disk error.
+var ErrInjected = fmt.Errorf("memory: injected I/O error: %w", syscall.EIO)
+
+// ErrCrashed is returned by every operation after a Fault with Crash fired:
+// the simulated process is dead until the test calls FS.Crash (the reboot).
+var ErrCrashed = errors.New("memory: filesystem crashed")
+
+// Fault arms one injected failure: the Nth occurrence (1-based, counted from
+// Inject) of Op on a matching path fails. A write fault may first let Torn
+// bytes of the write land (a torn write: they are in the page cache, not
+// synced). With Crash set the simulated process dies at that point: the
+// operation and every later one return ErrCrashed until FS.Crash.
+type Fault struct {
+	Op Op
+	// Path restricts the fault to one file or directory (exact path after
+	// filepath.Clean); empty matches every path.
+	Path string
+	// Nth is the occurrence that fails; 0 means the first.
+	Nth int
+	// Torn is, for OpWrite, how many bytes of the failing write land before
+	// the failure. It is clamped to the write's length.
+	Torn int
+	// Crash halts the filesystem at this point instead of returning Err.
+	Crash bool
+	// Err is returned by the failing operation; nil means ErrInjected.
+	Err error
+
+	seen int
+}
+
+// FS is a strict in-memory vfs.FS modelled on pebble's strict MemFS: it keeps,
+// per file, the bytes written and the bytes synced, and per directory, the
+// entries present and the entries synced. Crash forgets everything that was
+// not synced — a file whose directory entry was never synced disappears even
+// if its bytes were — so a crash test proves an adapter's fsync discipline,
+// not just its happy path. Nothing in it is random: torn prefixes are chosen
+// by the test (or by a seeded *rand.Rand the test owns).
+//
+// The zero value is not usable; call NewFS.
+type FS struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	root   *node
+	faults []*Fault
+	halted bool
+	gen    uint64 // bumped by Crash; handles and locks from an older gen are dead
+	locks  map[string]uint64
+	counts map[Op]int
+}
+
+type node struct {
+	dir  bool
+	mode fs.FileMode
+	// files
+	data   []byte
+	synced []byte
+	// directories
+	entries       map[string]*node
+	syncedEntries map[string]*node
+}
+
+func newDir(mode fs.FileMode) *node {
+	return &node{dir: true, mode: fs.ModeDir | mode.Perm(), entries: map[string]*node{}, syncedEntries: map[string]*node{}}
+}
+
+// NewFS returns an empty filesystem whose root directory "/" exists durably.
+func NewFS() *FS {
+	m := &FS{root: newDir(0o755), locks: map[string]uint64{}, counts: map[Op]int{}}
+	m.cond = sync.NewCond(&m.mu)
+	return m
+}
+
+var _ vfs.FS = (*FS)(nil)
+
+// Inject arms a fault. Faults are independent; each fires at most once.
+func (m *FS) Inject(f Fault) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if f.Nth <= 0 {
+		f.Nth = 1
+	}
+	f.seen = 0
+	m.faults = append(m.faults, &f)
+}
+
+// ClearFaults disarms every fault that has not fired.
+func (m *FS) ClearFaults() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.faults = nil
+}
+
+// Count reports how many times op has been performed (including failed and
+// faulted attempts). Tests use it to enumerate crash points: run once to
+// count, then crash at each occurrence in turn.
+func (m *FS) Count(op Op) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.counts[op]
+}
+
+// Halted reports whether a crash fault has fired and the FS awaits Crash.
+func (m *FS) Halted() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.halted
+}
+
+// Crash simulates power loss and reboot: every file reverts to its synced
+// bytes, every directory to its synced entries, open files and locks die, and
+// a halted filesystem runs again. Armed faults stay armed.
+func (m *FS) Crash() { m.CrashKeeping(nil) }
+
+// CrashKeeping is Crash, except that keep may let a prefix of each file's
+// unsynced appended bytes survive — what a disk that wrote some sectors
+// before losing power leaves behind. keep is called, in path order, for every
+// surviving file that has bytes appended beyond its synced prefix, with the
+// file's path and those bytes; it returns how many to keep (clamped to
+// [0, len(unsynced)]). Unsynced overwrites and truncations are always lost.
+func (m *FS) CrashKeeping(keep func(name string, unsynced []byte) int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	seen := map[*node]bool{}
+	var walk func(dir *node, p string)
+	walk = func(dir *node, p string) {
+		dir.entries = maps(dir.syncedEntries)
+		names := slices.Sorted(keys(dir.entries))
+		for _, name := range names {
+			n := dir.entries[name]
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			child := path.Join(p, name)
+			if n.dir {
+				walk(n, child)
+				continue
+			}
+			k := 0
+			if keep != nil && len(n.data) > len(n.synced) && bytes.HasPrefix(n.data, n.synced) {
+				extra := n.data[len(n.synced):]
+				k = min(max(keep(child, bytes.Clone(extra)), 0), len(extra))
+			}
+			n.data = append(bytes.Clone(n.synced), n.data[len(n.synced):len(n.synced)+k]...)
+			n.synced = bytes.Clone(n.data)
+		}
+	}
+	seen[m.root] = true
+	walk(m.root, "/")
+	m.halted = false
+	m.gen++
+	m.locks = map[string]uint64{}
+	m.cond.Broadcast()
+}
+
+// KeepRandom returns a keep function for CrashKeeping that keeps a prefix of
+// uniformly random length, drawn from r (which the test seeds).
+func KeepRandom(r *rand.Rand) func(string, []byte) int {
+	return func(_ string, unsynced []byte) int { return r.IntN(len(unsynced) + 1) }
+}
+
+// ReadFile returns a file's current (page cache) contents.
+func (m *FS) ReadFile(name string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, err := m.lookup(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	if n.dir {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
+	}
+	return bytes.Clone(n.data), nil
+}
+
+// DurableFile returns what a crash right now would leave of the file (without
+// torn prefixes): its synced bytes if its path is durably linked, else
+// fs.ErrNotExist.
+func (m *FS) DurableFile(name string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dir := m.root
+	parts := split(name)
+	for i, p := range parts {
+		n, ok := dir.syncedEntries[p]
+		if !ok {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
+		}
+		if i == len(parts)-1 {
+			if n.dir {
+				return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
+			}
+			return bytes.Clone(n.synced), nil
+		}
+		if !n.dir {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.ENOTDIR}
+		}
+		dir = n
+	}
+	return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
+}
+
+// WriteFile creates or replaces name with data, durably (bytes and directory
+// entries synced, parents created): a fixture helper for tests, not a path
+// the adapters use.
+func (m *FS) WriteFile(name string, data []byte, perm fs.FileMode) error {
+	if err := m.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	parts := split(name)
+	if len(parts) == 0 {
+		return &fs.PathError{Op: "write", Path: name, Err: syscall.EISDIR}
+	}
+	// Make every ancestor durable too, so the fixture survives any Crash.
+	dir := m.root
+	for _, p := range parts[:len(parts)-1] {
+		child := dir.entries[p]
+		dir.syncedEntries[p] = child
+		dir = child
+	}
+	last := parts[len(parts)-1]
+	n, ok := dir.entries[last]
+	if ok && n.dir {
+		return &fs.PathError{Op: "write", Path: name, Err: syscall.EISDIR}
+	}
+	if !ok {
+		n = &node{mode: perm.Perm()}
+		dir.entries[last] = n
+	}
+	dir.syncedEntries[last] = n
+	n.data = bytes.Clone(data)
+	n.synced = bytes.Clone(data)
+	return nil
+}
+
+// --- internals ---
+
+func keys(m map[string]*node) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func maps(m map[string]*node) map[string]*node {
+	out := make(map[string]*node, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// split turns an OS path into components below the root. Relative paths are
+// taken relative to the root: the memory FS has no working directory.
+func split(name string) []string {
+	c := filepath.ToSlash(filepath.Clean(name))
+	c = strings.TrimLeft(c, "/")
+	if c == "" || c == "." {
+		return nil
+	}
+	return strings.Split(c, "/")
+}
+
+func clean(name string) string { return "/" + strings.Join(split(name), "/") }
+
+// check counts one occurrence of op on p and reports the fault that fires on
+// it, if any. Callers hold m.mu.
+func (m *FS) check(op Op, p string) (*Fault, error) {
+	m.counts[op]++
+	if m.halted {
+		return nil, ErrCrashed
+	}
+	cp := clean(p)
+	for i, f := range m.faults {
+		if f.Op != op || (f.Path != "" && clean(f.Path) != cp) {
+			continue
+		}
+		f.seen++
+		if f.seen < f.Nth {
+			continue
+		}
+		m.faults = slices.Delete(m.faults, i, i+1)
+		if f.Crash {
+			m.halted = true
+			m.cond.Broadcast()
+		}
+		return f, nil
+	}
+	return nil, nil
+}
+
+func (f *Fault) err() error {
+	if f.Crash {
+		return ErrCrashed
+	}
+	if f.Err != nil {
+		return f.Err
+	}
+	return ErrInjected
+}
+
+// gate is check for operations that either fail whole or proceed.
+func (m *FS) gate(op Op, p string) error {
+	f, err := m.check(op, p)
+	if err != nil {
+		return err
+	}
+	if f != nil {
+		return f.err()
+	}
+	return nil
+}
+
+func (m *FS) lookup(name string) (*node, error) {
+	n := m.root
+	for _, p := range split(name) {
+		if !n.dir {
+			return nil, syscall.ENOTDIR
+		}
+		c, ok := n.entries[p]
+		if !ok {
+			return nil, fs.ErrNotExist
+		}
+		n = c
+	}
+	return n, nil
+}
+
+// parent resolves the directory holding name and name's last component.
+func (m *FS) parent(name string) (*node, string, error) {
+	parts := split(name)
+	if len(parts) == 0 {
+		return nil, "", syscall.EINVAL // the root has no parent entry
+	}
+	dir, err := m.lookup("/" + strings.Join(parts[:len(parts)-1], "/"))
+	if err != nil {
+		return nil, "", err
+	}
+	if !dir.dir {
+		return nil, "", syscall.ENOTDIR
+	}
+	return dir, parts[len(parts)-1], nil
+}
+
+// --- vfs.FS ---
+
+// OpenFile supports O_RDONLY, O_WRONLY, O_RDWR, O_CREATE, O_EXCL, O_TRUNC and
+// O_APPEND. Directories cannot be opened (use ReadDir and SyncDir).
+func (m *FS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	pe := func(err error) error { return &fs.PathError{Op: "open", Path: name, Err: err} }
+	if err := m.gate(OpOpen, name); err != nil {
+		return nil, pe(err)
+	}
+	dir, base, err := m.parent(name)
+	if err != nil {
+		return nil, pe(err)
+	}
+	n, ok := dir.entries[base]
+	switch {
+	case ok && flag&(syscall.O_CREAT|syscall.O_EXCL) == syscall.O_CREAT|syscall.O_EXCL:
+		return nil, pe(fs.ErrExist)
+	case ok && n.dir:
+		return nil, pe(syscall.EISDIR)
+	case !ok && flag&syscall.O_CREAT == 0:
+		return nil, pe(fs.ErrNotExist)
+	case !ok:
+		n = &node{mode: perm.Perm()}
+		dir.entries[base] = n
+	}
+	acc := flag & (syscall.O_RDONLY | syscall.O_WRONLY | syscall.O_RDWR)
+	if flag&syscall.O_TRUNC != 0 && acc != syscall.O_RDONLY {
+		n.data = n.data[:0:0]
+	}
+	return &file{fs: m, n: n, name: name, gen: m.gen,
+		read:   acc == syscall.O_RDONLY || acc == syscall.O_RDWR,
+		write:  acc == syscall.O_WRONLY || acc == syscall.O_RDWR,
+		append: flag&syscall.O_APPEND != 0,
+	}, nil
+}
+
+func (m *FS) Stat(name string) (fs.FileInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.gate(OpStat, name); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	n, err := m.lookup(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return info{name: path.Base(clean(name)), n: n, size: int64(len(n.data))}, nil
+}
+
+// Rename moves an entry, replacing a file (or empty directory) at newpath as
+// rename(2) does. Neither directory's change is durable until SyncDir.
+func (m *FS) Rename(oldpath, newpath string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	le := func(err error) error { return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err} }
+	if err := m.gate(OpRename, oldpath); err != nil {
+		return le(err)
+	}
+	od, ob, err := m.parent(oldpath)
+	if err != nil {
+		return le(err)
+	}
+	n, ok := od.entries[ob]
+	if !ok {
+		return le(fs.ErrNotExist)
+	}
+	nd, nb, err := m.parent(newpath)
+	if err != nil {
+		return le(err)
+	}
+	if clean(oldpath) == clean(newpath) {
+		return nil
+	}
+	if n.dir && strings.HasPrefix(clean(newpath)+"/", clean(oldpath)+"/") {
+		return le(syscall.EINVAL)
+	}
+	if t, ok := nd.entries[nb]; ok {
+		switch {
+		case t.dir && !n.dir:
+			return le(syscall.EISDIR)
+		case !t.dir && n.dir:
+			return le(syscall.ENOTDIR)
+		case t.dir && len(t.entries) > 0:
+			return le(syscall.ENOTEMPTY)
+		}
+	}
+	delete(od.entries, ob)
+	nd.entries[nb] = n
+	return nil
+}
+
+func (m *FS) Link(oldpath, newpath string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	le := func(err error) error { return &os.LinkError{Op: "link", Old: oldpath, New: newpath, Err: err} }
+	if err := m.gate(OpLink, newpath); err != nil {
+		return le(err)
+	}
+	n, err := m.lookup(oldpath)
+	if err != nil {
+		return le(err)
+	}
+	if n.dir {
+		return le(syscall.EPERM)
+	}
+	nd, nb, err := m.parent(newpath)
+	if err != nil {
+		return le(err)
+	}
+	if _, ok := nd.entries[nb]; ok {
+		return le(fs.ErrExist)
+	}
+	nd.entries[nb] = n
+	return nil
+}
+
+func (m *FS) Remove(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	pe := func(err error) error { return &fs.PathError{Op: "remove", Path: name, Err: err} }
+	if err := m.gate(OpRemove, name); err != nil {
+		return pe(err)
+	}
+	dir, base, err := m.parent(name)
+	if err != nil {
+		return pe(err)
+	}
+	n, ok := dir.entries[base]
+	if !ok {
+		return pe(fs.ErrNotExist)
+	}
+	if n.dir && len(n.entries) > 0 {
+		return pe(syscall.ENOTEMPTY)
+	}
+	delete(dir.entries, base)
+	return nil
+}
+
+// MkdirAll creates the missing directories. Like mkdir(2), a new directory's
+// entry in its parent is not durable until the parent is synced.
+func (m *FS) MkdirAll(p string, perm fs.FileMode) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	pe := func(err error) error { return &fs.PathError{Op: "mkdir", Path: p, Err: err} }
+	if err := m.gate(OpMkdir, p); err != nil {
+		return pe(err)
+	}
+	dir := m.root
+	for _, c := range split(p) {
+		n, ok := dir.entries[c]
+		if !ok {
+			n = newDir(perm)
+			dir.entries[c] = n
+		} else if !n.dir {
+			return pe(syscall.ENOTDIR)
+		}
+		dir = n
+	}
+	return nil
+}
+
+func (m *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	pe := func(err error) error { return &fs.PathError{Op: "readdirent", Path: name, Err: err} }
+	if err := m.gate(OpReadDir, name); err != nil {
+		return nil, pe(err)
+	}
+	n, err := m.lookup(name)
+	if err != nil {
+		return nil, pe(err)
+	}
+	if !n.dir {
+		return nil, pe(syscall.ENOTDIR)
+	}
+	names := slices.Sorted(keys(n.entries))
+	out := make([]fs.DirEntry, 0, len(names))
+	for _, e := range names {
+		c := n.entries[e]
+		out = append(out, fs.FileInfoToDirEntry(info{name: e, n: c, size: int64(len(c.data))}))
+	}
+	return out, nil
+}
+
+func (m *FS) SyncDir(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	pe := func(err error) error { return &fs.PathError{Op: "sync", Path: name, Err: err} }
+	if err := m.gate(OpSyncDir, name); err != nil {
+		return pe(err)
+	}
+	n, err := m.lookup(name)
+	if err != nil {
+		return pe(err)
+	}
+	if !n.dir {
+		return pe(syscall.ENOTDIR)
+	}
+	n.syncedEntries = maps(n.entries)
+	return nil
+}
+
+// Lock is an in-process exclusive lock keyed by path. Like the OS
+// implementation it creates the lock file; unlike flock it is released by
+// Crash (the process holding it died).
+func (m *FS) Lock(name string) (vfs.Unlocker, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	pe := func(err error) error { return &fs.PathError{Op: "lock", Path: name, Err: err} }
+	if err := m.gate(OpLock, name); err != nil {
+		return nil, pe(err)
+	}
+	dir, base, err := m.parent(name)
+	if err != nil {
+		return nil, pe(err)
+	}
+	if n, ok := dir.entries[base]; !ok {
+		dir.entries[base] = &node{mode: 0o600}
+	} else if n.dir {
+		return nil, pe(syscall.EISDIR)
+	}
+	key := clean(name)
+	gen := m.gen
+	for {
+		if m.halted || m.gen != gen {
+			return nil, pe(ErrCrashed)
+		}
+		if _, held := m.locks[key]; !held {
+			break
+		}
+		m.cond.Wait()
+	}
+	m.locks[key] = gen
+	return &lock{fs: m, key: key, gen: gen}, nil
+}
+
+type lock struct {
+	fs   *FS
+	key  string
+	gen  uint64
+	once sync.Once
+}
+
+func (l *lock) Unlock() error {
+	err := fs.ErrClosed
+	l.once.Do(func() {
+		err = nil
+		l.fs.mu.Lock()
+		defer l.fs.mu.Unlock()
+		if g, ok := l.fs.locks[l.key]; ok && g == l.gen && l.fs.gen == l.gen {
+			delete(l.fs.locks, l.key)
+			l.fs.cond.Broadcast()
+		}
+	})
+	return err
+}
+
+// --- files ---
+
+type file struct {
+	fs     *FS
+	n      *node
+	name   string
+	gen    uint64
+	pos    int64
+	read   bool
+	write  bool
+	append bool
+	closed bool
+}
+
+// live reports why the handle cannot be used; callers hold fs.mu.
+func (f *file) live() error {
+	switch {
+	case f.closed:
+		return fs.ErrClosed
+	case f.fs.gen != f.gen:
+		return ErrCrashed // opened before the crash: the process that held it is gone
+	}
+	return nil
+}
+
+func (f *file) pe(op string, err error) error { return &fs.PathError{Op: op, Path: f.name, Err: err} }
+
+func (f *file) Name() string { return f.name }
+
+func (f *file) Read(p []byte) (int, error) {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	n, err := f.readAt(p, f.pos)
+	f.pos += int64(n)
+	return n, err
+}
+
+func (f *file) ReadAt(p []byte, off int64) (int, error) {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if off < 0 {
+		return 0, f.pe("readat", syscall.EINVAL)
+	}
+	n, err := f.readAt(p, off)
+	if err == nil && n < len(p) {
+		err = io.EOF
+	}
+	return n, err
+}
+
+func (f *file) readAt(p []byte, off int64) (int, error) {
+	if err := f.live(); err != nil {
+		return 0, f.pe("read", err)
+	}
+	if !f.read {
+		return 0, f.pe("read", syscall.EBADF)
+	}
+	if err := f.fs.gate(OpRead, f.name); err != nil {
+		return 0, f.pe("read", err)
+	}
+	if off >= int64(len(f.n.data)) {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	return copy(p, f.n.data[off:]), nil
+}
+
+func (f *file) Write(p []byte) (int, error) {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if err := f.live(); err != nil {
+		return 0, f.pe("write", err)
+	}
+	if !f.write {
+		return 0, f.pe("write", syscall.EBADF)
+	}
+	fault, err := f.fs.check(OpWrite, f.name)
+	if err != nil {
+		return 0, f.pe("write", err)
+	}
+	land := p
+	if fault != nil {
+		land = p[:min(max(fault.Torn, 0), len(p))]
+	}
+	if f.append {
+		f.pos = int64(len(f.n.data))
+	}
+	end := f.pos + int64(len(land))
+	if end > int64(len(f.n.data)) {
+		f.n.data = append(f.n.data, make([]byte, end-int64(len(f.n.data)))...)
+	}
+	copy(f.n.data[f.pos:end], land)
+	f.pos = end
+	if fault != nil {
+		return len(land), f.pe("write", fault.err())
+	}
+	return len(p), nil
+}
+
+func (f *file) Seek(offset int64, whence int) (int64, error) {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if err := f.live(); err != nil {
+		return 0, f.pe("seek", err)
+	}
+	var base int64
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		base = f.pos
+	case io.SeekEnd:
+		base = int64(len(f.n.data))
+	default:
+		return 0, f.pe("seek", syscall.EINVAL)
+	}
+	if base+offset < 0 {
+		return 0, f.pe("seek", syscall.EINVAL)
+	}
+	f.pos = base + offset
+	return f.pos, nil
+}
+
+func (f *file) Close() error {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if f.closed {
+		return f.pe("close", fs.ErrClosed)
+	}
+	f.closed = true
+	return nil
+}
+
+func (f *file) Stat() (fs.FileInfo, error) {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if err := f.live(); err != nil {
+		return nil, f.pe("stat", err)
+	}
+	if err := f.fs.gate(OpStat, f.name); err != nil {
+		return nil, f.pe("stat", err)
+	}
+	return info{name: path.Base(clean(f.name)), n: f.n, size: int64(len(f.n.data))}, nil
+}
+
+// Sync makes the file's current bytes durable (not its directory entry).
+func (f *file) Sync() error {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if err := f.live(); err != nil {
+		return f.pe("sync", err)
+	}
+	if err := f.fs.gate(OpSync, f.name); err != nil {
+		return f.pe("sync", err)
+	}
+	f.n.synced = bytes.Clone(f.n.data)
+	return nil
+}
+
+func (f *file) Truncate(size int64) error {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if err := f.live(); err != nil {
+		return f.pe("truncate", err)
+	}
+	if !f.write {
+		return f.pe("truncate", syscall.EINVAL)
+	}
+	if size < 0 {
+		return f.pe("truncate", syscall.EINVAL)
+	}
+	if err := f.fs.gate(OpTruncate, f.name); err != nil {
+		return f.pe("truncate", err)
+	}
+	if size <= int64(len(f.n.data)) {
+		f.n.data = bytes.Clone(f.n.data[:size])
+	} else {
+		f.n.data = append(f.n.data, make([]byte, size-int64(len(f.n.data)))...)
+	}
+	return nil
+}
+
+type info struct {
+	name string
+	n    *node
+	size int64
+}
+
+func (i info) Name() string { return i.name }
+func (i info) Size() int64 {
+	if i.n.dir {
+		return 0
+	}
+	return i.size
+}
+func (i info) Mode() fs.FileMode { return i.n.mode }
+
+// ModTime is always the zero time: the memory FS keeps no clock so that runs
+// are reproducible.
+func (i info) ModTime() time.Time { return time.Time{} }
+func (i info) IsDir() bool        { return i.n.dir }
+func (i info) Sys() any           { return nil }
