@@ -1,0 +1,279 @@
+package qwen
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Record types written by Qwen Code's ChatRecordingService.
+const (
+	TypeUser       = "user"
+	TypeAssistant  = "assistant"
+	TypeToolResult = "tool_result"
+	TypeSystem     = "system"
+)
+
+// Subtypes the projections give meaning to. Every other subtype (see
+// KnownSubtypes) decodes as a generic record with its payload left raw.
+const (
+	SubtypeChatCompression    = "chat_compression"
+	SubtypeSlashCommand       = "slash_command"
+	SubtypeNotification       = "notification"
+	SubtypeCron               = "cron"
+	SubtypeMidTurnUserMessage = "mid_turn_user_message"
+	SubtypeCustomTitle        = "custom_title"
+	SubtypeGoalTurnEnd        = "goal_turn_end"
+	SubtypeGoalRuntime        = "goal_runtime"
+	SubtypeRealtimeMessage    = "realtime_message"
+	SubtypeTurnResult         = "turn_result"
+	SubtypeTurnAttempt        = "turn_attempt"
+	SubtypeCodeModeToolResult = "code_mode_tool_result"
+	SubtypeUITelemetry        = "ui_telemetry"
+)
+
+// KnownSubtypes is the ChatRecord subtype union of Qwen Code (chatRecordingService.ts
+// @015346f1) plus turn_attempt and code_mode_tool_result, which the api-history
+// accumulator matches by name.
+var KnownSubtypes = []string{
+	"session_notes", "chat_compression", "slash_command", "ui_telemetry", "at_command",
+	"attribution_snapshot", "notification", "background_task_completed", "cron",
+	"mid_turn_user_message", "custom_title", "parent_session", "session_source",
+	"session_execution_engine", "omni_recall", "session_model", "session_approval_mode", "rewind",
+	"agent_bootstrap", "agent_launch_prompt", "agent_retry", "agent_session_ready",
+	"file_history_snapshot", "user_text_elements", "session_artifact_event",
+	"session_artifact_snapshot", "session_sources_snapshot", "branch_checkpoint", "goal_state",
+	"goal_runtime", "goal_turn_end", "realtime_message", "turn_result", "managed_session_header_v1",
+	"managed_session_event_v1", "managed_session_commit_v1", "turn_attempt", "code_mode_tool_result",
+}
+
+// Record is one decoded ChatRecord. Only the fields a decision can use are
+// materialized; large bodies (tool outputs, function arguments) are not kept
+// unless DecodeOptions.KeepPayloads asks for them.
+type Record struct {
+	UUID       string
+	ParentUUID string // "" for a root (parentUuid null) or when absent
+	SessionID  string
+	Timestamp  string // as written (ISO 8601)
+	TimeMs     int64  // Date.parse(Timestamp)
+	TimeOK     bool
+	Type       string
+	Subtype    string
+	// Provenance is the raw `provenance` field; "" when absent (legacy).
+	Provenance     string
+	Message        *Content // nil when the record has no message
+	PromptID       string
+	DaemonPromptID string
+	GoalContext    *GoalContext
+	DeliveredTurn  bool
+	HasBackground  bool // backgroundTurn present
+
+	// Typed system payloads, set for the matching subtype.
+	Compression  *Compression
+	SlashCommand *SlashCommand
+	GoalTurnEnd  *GoalTurnEnd
+	TurnResult   *TurnResult
+	CustomTitle  *CustomTitle
+	Notification *Notification // notification and cron records' systemPayload
+}
+
+// GoalContext binds a record to a goal turn.
+type GoalContext struct {
+	GoalID   string
+	Revision string // the JSON value as text, so 1 and "1" stay distinct
+	TurnID   string
+}
+
+func (g *GoalContext) Equal(o *GoalContext) bool {
+	return g != nil && o != nil && *g == *o
+}
+
+// Content is a Gemini Content value.
+type Content struct {
+	Role  string
+	Parts []Part
+}
+
+// PartKind says which Part shape this is.
+type PartKind uint8
+
+const (
+	PartOther PartKind = iota // a shape this codec does not model; kept raw with KeepPayloads
+	PartText
+	PartFunctionCall
+	PartFunctionResponse
+	PartInlineData
+	PartFileData
+)
+
+func (k PartKind) String() string {
+	switch k {
+	case PartText:
+		return "text"
+	case PartFunctionCall:
+		return "functionCall"
+	case PartFunctionResponse:
+		return "functionResponse"
+	case PartInlineData:
+		return "inlineData"
+	case PartFileData:
+		return "fileData"
+	}
+	return "other"
+}
+
+// Part is one message part.
+type Part struct {
+	Kind    PartKind
+	Text    string // text parts (and thoughts)
+	Thought bool
+	// Function call / response identity. HasID distinguishes an absent id
+	// from an empty one; HasName likewise.
+	ID      string
+	HasID   bool
+	Name    string
+	HasName bool
+	// Raw is the part's JSON, kept only with DecodeOptions.KeepPayloads (a
+	// continuation must resend parts byte for byte).
+	Raw []byte
+}
+
+// Compression is a chat_compression payload.
+type Compression struct {
+	// HasHistory is true when compressedHistory is truthy (present, not
+	// null): only then does the record reset the api history.
+	HasHistory           bool
+	History              []Content
+	CompletedToolCallIDs []string
+}
+
+// SlashCommand is a slash_command payload.
+type SlashCommand struct {
+	Phase             string
+	RawCommand        string
+	SentToModel       bool
+	OutputItemTypes   []string // the `type` of each outputHistoryItems entry ("" when absent)
+	HasOutputItems    bool
+	HiddenInvocation  bool
+	OutputItemsLength int
+}
+
+// GoalTurnEnd is a goal_turn_end payload.
+type GoalTurnEnd struct{ ToolCallID string }
+
+// TurnResult is a turn_result payload: the settled outcome of one admitted prompt.
+type TurnResult struct {
+	PromptID       string
+	State          string // completed | cancelled | error
+	StopReason     string
+	CancelledAt    string // the JSON value as text; "" when absent
+	HasCancelledAt bool
+	EndedAt        string
+}
+
+// CustomTitle is a custom_title payload.
+type CustomTitle struct {
+	Title  string
+	Source string
+}
+
+// Notification is the systemPayload of a notification or cron record.
+type Notification struct {
+	DisplayText string
+	TaskID      string
+	TaskStatus  string
+	TaskKind    string
+}
+
+// Describe is the record's stable one-line body text, e.g.
+//
+//	user "hello" | assistant fc(call-1 read_file) | system/chat_compression reset
+func (r *Record) Describe() string {
+	var b strings.Builder
+	b.WriteString(r.Type)
+	if r.Subtype != "" {
+		b.WriteByte('/')
+		b.WriteString(r.Subtype)
+	}
+	if r.PromptID != "" {
+		b.WriteString(" promptId=" + r.PromptID)
+	}
+	if r.DaemonPromptID != "" {
+		b.WriteString(" daemonPromptId=" + r.DaemonPromptID)
+	}
+	if r.Message != nil {
+		b.WriteByte(' ')
+		b.WriteString(r.Message.Describe())
+	}
+	switch {
+	case r.Compression != nil:
+		if r.Compression.HasHistory {
+			b.WriteString(" reset(" + strconv.Itoa(len(r.Compression.History)) + ")")
+		} else {
+			b.WriteString(" no-reset")
+		}
+	case r.SlashCommand != nil:
+		b.WriteString(" " + r.SlashCommand.Phase + " " + strconv.Quote(r.SlashCommand.RawCommand))
+	case r.GoalTurnEnd != nil:
+		b.WriteString(" toolCallId=" + r.GoalTurnEnd.ToolCallID)
+	case r.TurnResult != nil:
+		b.WriteString(" " + r.TurnResult.PromptID + " " + r.TurnResult.State)
+		if r.TurnResult.HasCancelledAt {
+			b.WriteString(" cancelledAt")
+		}
+	case r.CustomTitle != nil:
+		b.WriteString(" " + strconv.Quote(r.CustomTitle.Title))
+	}
+	return b.String()
+}
+
+// Describe prints a content value as role[part, part…].
+func (c *Content) Describe() string {
+	var b strings.Builder
+	b.WriteString(c.Role)
+	b.WriteByte('[')
+	for i, p := range c.Parts {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.Describe())
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// Describe prints one part compactly; long text is shortened.
+func (p Part) Describe() string {
+	switch p.Kind {
+	case PartText:
+		s := strconv.Quote(shorten(p.Text, 48))
+		if p.Thought {
+			return "thought:" + s
+		}
+		return s
+	case PartFunctionCall:
+		return "fc(" + idOr(p) + " " + p.Name + ")"
+	case PartFunctionResponse:
+		return "fr(" + idOr(p) + " " + p.Name + ")"
+	}
+	return p.Kind.String()
+}
+
+func idOr(p Part) string {
+	if !p.HasID {
+		return "-"
+	}
+	return p.ID
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

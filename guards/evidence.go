@@ -1,0 +1,88 @@
+package guards
+
+import (
+	"github.com/tailproof/tailproof/events/ledger"
+)
+
+// Evidence is everything the reconcile guards may look at. The reconciler
+// fills it from the ledger snapshot and the transcript's active chain; the
+// guards only read it. Fields are grouped in the order the evidence is
+// gathered, which is the order the guards run.
+type Evidence struct {
+	// Ledger snapshot.
+	LedgerLen      int
+	LedgerDropped  int      // malformed lines dropped, exactly as the reference drops them
+	Dangling       []string // prompts whose latest record is in_flight, admission order
+	Target         string   // the prompt under decision ("" until selected)
+	Admission      ledger.Record
+	HasAdmission   bool // a latest unsettled admission exists
+	OtherTerminal  float64
+	HasOtherTerm   bool
+	OtherDeadlines []ledger.Record // prompt_deadline_exceeded terminals of other prompts
+
+	// Transcript.
+	Transcript TranscriptEvidence
+
+	// Classification.
+	Verdict Classification
+
+	// Race fence: the ledger re-read just before the append.
+	RefetchLen int
+	RefetchErr string
+}
+
+// TranscriptEvidence is what the active chain shows about the target.
+type TranscriptEvidence struct {
+	Loaded     bool   // the chain was read and is non-empty
+	LoadErr    string // why it could not be loaded ("" when Loaded)
+	ChainLen   int
+	Gaps       int
+	BadLines   []string // positions of undecodable lines in the committed region
+	TornTail   bool     // the last line was a torn fragment (tolerated)
+	Degraded   string   // a chain inconsistency that makes the evidence unusable ("" if none)
+	MarkerUUID string   // the admission's tailUuid ("" when the admission has none)
+	MarkerIdx  int      // chain index of the marker, -1 when absent
+	WroteAfter bool     // a visible (non-system-type, with message) record after the marker
+
+	LastVisibleMs     int64 // Date.parse of the last visible non-system-provenance record
+	HasLastVisible    bool
+	LastVisibleType   string // that record's type ("" if none)
+	LastVisibleUUID   string
+	CompressedAfter   bool // a compression reset after admission
+	CompressionUUID   string
+	LocalCommandDone  bool // a local slash command completed after admission
+	AfterAdmission    int  // records after admission (any type)
+	VisibleAfter      int  // visible records after admission, system provenance included
+	NonSystemAfter    int  // visible records after admission, excluding system provenance
+	ProvenanceGuessed bool // some tail records lacked provenance
+
+	Ownership OwnershipEvidence
+}
+
+// OwnershipEvidence is identity evidence: transcript records that carry the admitting
+// prompt's daemonPromptId. When present it replaces ordering and clocks as
+// the way a tail is attributed to a prompt.
+type OwnershipEvidence struct {
+	// Active is true when the transcript carries daemon prompt identities at
+	// all (some user record on the chain has a daemonPromptId).
+	Active bool
+	// TargetIdx is the chain index of the target's last own user record, -1 if none.
+	TargetIdx int
+	// FollowedBy names what comes after the target's turn on the chain: ""
+	// (nothing: the target's turn is the tail), or a description of another
+	// prompt's user record or a foreign writer's record.
+	FollowedBy string
+	// TurnResult is the state of a turn_result record for the target
+	// ("completed", "cancelled", "error"), "" when none.
+	TurnResult string
+}
+
+// Classification is the verdict over the classifiable tail.
+type Classification struct {
+	Done           bool
+	Kind           string // none | interrupted_prompt | interrupted_turn
+	IdlessUpgrade  bool   // none upgraded: the tail's last model entry holds a functionCall
+	Interrupted    bool
+	FromTurnResult bool // decided by the target's own turn_result record
+	Guessed        bool // the notification trim fell back to content shape
+}

@@ -1,0 +1,77 @@
+package machines
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/tailproof/tailproof/guards"
+)
+
+func TestLifecycleRejectsSecondTerminal(t *testing.T) {
+	ctx := context.Background()
+	l := NewLifecycle()
+	if err := l.Fire(ctx, EvDispatch); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Fire(ctx, EvComplete); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []string{EvComplete, EvCancel, EvFail, EvInterrupt} {
+		if err := l.Fire(ctx, ev); !errors.Is(err, ErrDuplicateTerminal) {
+			t.Errorf("%s after completed: got %v, want ErrDuplicateTerminal", ev, err)
+		}
+	}
+	if l.State() != PCompleted {
+		t.Fatalf("state moved to %s", l.State())
+	}
+}
+
+func TestQueuedPromptCanBeCancelled(t *testing.T) {
+	l := NewLifecycle()
+	if err := l.Fire(context.Background(), EvCancel); err != nil || l.State() != PCancelled {
+		t.Fatalf("cancel from admitted: %v %s", err, l.State())
+	}
+}
+
+func TestIllegalTransitionIsAnError(t *testing.T) {
+	m := NewReconcile(DefaultReconcileGuards())
+	err := m.Fire(context.Background(), EvCommit, &guards.Evidence{})
+	if !errors.Is(err, ErrIllegal) {
+		t.Fatalf("commit from loaded: got %v, want ErrIllegal", err)
+	}
+	if m.Current() != RLoaded {
+		t.Fatalf("state changed to %s", m.Current())
+	}
+}
+
+func TestVetoKeepsStateAndNamesGuard(t *testing.T) {
+	m := NewReconcile(DefaultReconcileGuards())
+	err := m.Fire(context.Background(), EvSelect, &guards.Evidence{Dangling: []string{"a", "b"}})
+	var v *VetoError
+	if !errors.As(err, &v) || len(v.Vetoes) != 1 || v.Vetoes[0].Guard != "single-dangling" {
+		t.Fatalf("got %v", err)
+	}
+	if m.Current() != RLoaded {
+		t.Fatalf("state changed to %s", m.Current())
+	}
+}
+
+func TestCancelledContextDoesNotWedge(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m := NewReconcile(DefaultReconcileGuards())
+	if err := m.Fire(ctx, EvNothing, &guards.Evidence{}); err != nil {
+		t.Fatal(err)
+	}
+	if m.Current() != RNone {
+		t.Fatal(m.Current())
+	}
+}
+
+func TestMermaidIsDeterministic(t *testing.T) {
+	a, b := ReconcileTable.Mermaid(), ReconcileTable.Mermaid()
+	if a != b || a == "" {
+		t.Fatal("non-deterministic diagram")
+	}
+}
