@@ -70,7 +70,7 @@ func reencode(input string) string {
 }
 
 func TestScenarios(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	datadriven.Walk(t, "testdata/scenarios", func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			input := d.Input
 			if d.HasArg("no-final-newline") {

@@ -117,8 +117,8 @@ func ParseRecord(line []byte) (Record, error) {
 		}
 		return Record{}, fmt.Errorf("%w: %v", ErrNotEvent, err)
 	}
-	if raw.Type == nil {
-		return Record{}, fmt.Errorf("%w: no string type", ErrNotEvent)
+	if raw.Type == nil || *raw.Type == "" {
+		return Record{}, fmt.Errorf("%w: no type", ErrNotEvent)
 	}
 	if raw.Seq == nil {
 		return Record{}, fmt.Errorf("%w: no seq", ErrNotEvent)
