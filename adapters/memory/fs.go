@@ -96,7 +96,11 @@ type node struct {
 	mode fs.FileMode
 	// files
 	data   []byte
-	synced []byte
+	synced []byte // never aliases data
+	// dirty is the lowest offset changed since the last sync (len(data) when
+	// clean), so a sync copies only what changed and a crash can tell an
+	// append (everything below len(synced) intact) from an overwrite.
+	dirty int
 	// directories
 	entries       map[string]*node
 	syncedEntries map[string]*node
@@ -180,12 +184,13 @@ func (m *FS) CrashKeeping(keep func(name string, unsynced []byte) int) {
 				continue
 			}
 			k := 0
-			if keep != nil && len(n.data) > len(n.synced) && bytes.HasPrefix(n.data, n.synced) {
+			if keep != nil && len(n.data) > len(n.synced) && n.dirty >= len(n.synced) {
 				extra := n.data[len(n.synced):]
 				k = min(max(keep(child, bytes.Clone(extra)), 0), len(extra))
 			}
 			n.data = append(bytes.Clone(n.synced), n.data[len(n.synced):len(n.synced)+k]...)
 			n.synced = bytes.Clone(n.data)
+			n.dirty = len(n.data)
 		}
 	}
 	seen[m.root] = true
@@ -275,6 +280,7 @@ func (m *FS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 	dir.syncedEntries[last] = n
 	n.data = bytes.Clone(data)
 	n.synced = bytes.Clone(data)
+	n.dirty = len(data)
 	return nil
 }
 
@@ -420,6 +426,7 @@ func (m *FS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error)
 	acc := flag & (syscall.O_RDONLY | syscall.O_WRONLY | syscall.O_RDWR)
 	if flag&syscall.O_TRUNC != 0 && acc != syscall.O_RDONLY {
 		n.data = n.data[:0:0]
+		n.dirty = 0
 	}
 	return &file{fs: m, n: n, name: name, gen: m.gen,
 		read:   acc == syscall.O_RDONLY || acc == syscall.O_RDWR,
@@ -738,6 +745,7 @@ func (f *file) Write(p []byte) (int, error) {
 	if f.append {
 		f.pos = int64(len(f.n.data))
 	}
+	f.n.dirty = min(f.n.dirty, int(f.pos))
 	end := f.pos + int64(len(land))
 	if end > int64(len(f.n.data)) {
 		f.n.data = append(f.n.data, make([]byte, end-int64(len(f.n.data)))...)
@@ -805,7 +813,9 @@ func (f *file) Sync() error {
 	if err := f.fs.gate(OpSync, f.name); err != nil {
 		return f.pe("sync", err)
 	}
-	f.n.synced = bytes.Clone(f.n.data)
+	k := min(f.n.dirty, len(f.n.synced))
+	f.n.synced = append(f.n.synced[:k], f.n.data[k:]...)
+	f.n.dirty = len(f.n.data)
 	return nil
 }
 
@@ -824,6 +834,7 @@ func (f *file) Truncate(size int64) error {
 	if err := f.fs.gate(OpTruncate, f.name); err != nil {
 		return f.pe("truncate", err)
 	}
+	f.n.dirty = min(f.n.dirty, int(size))
 	if size <= int64(len(f.n.data)) {
 		f.n.data = bytes.Clone(f.n.data[:size])
 	} else {

@@ -1,0 +1,337 @@
+package jsonl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tailproof/tailproof/adapters/vfs"
+)
+
+// ErrInvalidLine: AppendLedger was handed something that is not one record
+// line (empty, or holding a newline that would split it in two).
+var ErrInvalidLine = errors.New("jsonl: ledger line must be non-empty and hold no newline")
+
+// AppendStats counts what the ledger writer did, for benchmarks and for
+// checking that group commit batches: Appends records were written in
+// Batches write+fsync rounds; FileSyncs and DirSyncs count fsync calls.
+type AppendStats struct {
+	Appends, Batches, FileSyncs, DirSyncs int64
+}
+
+type stats struct{ appends, batches, fileSyncs, dirSyncs atomic.Int64 }
+
+// ledgerWriter serializes appends to one ledger path in this process and
+// batches them: whoever finds the writer idle becomes the leader and commits
+// everything queued (one write, one fsync) until the queue is empty, then
+// hands leadership to the next arrival. No caller returns before the round
+// holding its line is synced, so batching never weakens durability; it only
+// shares an fsync among appenders who were waiting anyway.
+type ledgerWriter struct {
+	path, lock, dir string
+	mu              sync.Mutex
+	queue           []*pendingAppend
+	busy            bool
+	// dirDurable is set once this process has synced the ledger's directory
+	// chain; until then the file's entry may exist only in the page cache
+	// (created by a process that died before its directory sync).
+	dirDurable bool
+}
+
+type pendingAppend struct {
+	line []byte
+	done chan appendResult
+}
+
+type appendResult struct {
+	err  error
+	lead bool // the receiver is now the leader and must commit the queue
+}
+
+func (s *QwenStore) writer(path, lock string) *ledgerWriter {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, ok := s.writers[path]
+	if !ok {
+		w = &ledgerWriter{path: path, lock: lock, dir: filepath.Dir(path)}
+		s.writers[path] = w
+	}
+	return w
+}
+
+// appendLine is the group-commit entry point.
+func (s *QwenStore) appendLine(w *ledgerWriter, line []byte) error {
+	p := &pendingAppend{line: line, done: make(chan appendResult, 1)}
+	w.mu.Lock()
+	w.queue = append(w.queue, p)
+	if w.busy {
+		w.mu.Unlock()
+		r := <-p.done
+		if !r.lead {
+			return r.err
+		}
+	} else {
+		w.busy = true
+		w.mu.Unlock()
+	}
+	// Leader: commit rounds until our own line is done, then pass the baton.
+	for {
+		w.mu.Lock()
+		batch := w.queue
+		w.queue = nil
+		w.mu.Unlock()
+		err := s.commit(w, batch)
+		mine := false
+		for _, b := range batch {
+			if b == p {
+				mine = true
+				continue
+			}
+			b.done <- appendResult{err: err}
+		}
+		if mine {
+			w.mu.Lock()
+			if len(w.queue) == 0 {
+				w.busy = false
+			} else {
+				// Whoever queued first while we were committing leads the
+				// next round (which includes its own line).
+				w.queue[0].done <- appendResult{lead: true}
+			}
+			w.mu.Unlock()
+			return err
+		}
+	}
+}
+
+// commit writes one batch durably under the cross-process lock: seal a torn
+// tail, write every line with its newline in one write, fsync the file, and
+// fsync the directory chain when the file was just created or this process
+// has not yet made its entry durable.
+func (s *QwenStore) commit(w *ledgerWriter, batch []*pendingAppend) (err error) {
+	fail := func(step string, e error) error { return fmt.Errorf("jsonl: ledger %s: %s: %w", w.path, step, e) }
+	created, err := s.ensureDir(w.dir)
+	if err != nil {
+		return fail("create directory", err)
+	}
+	if created {
+		w.dirDurable = false
+	}
+	lk, err := s.fs.Lock(w.lock)
+	if err != nil {
+		return fail("lock", err)
+	}
+	defer func() {
+		if uerr := lk.Unlock(); uerr != nil && err == nil {
+			err = fail("unlock", uerr)
+		}
+	}()
+	f, fileCreated, err := openLedgerForAppend(s.fs, w.path)
+	if err != nil {
+		return fail("open", err)
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	sealed, err := needsSeal(f)
+	if err != nil {
+		return fail("seal check", err)
+	}
+	if sealed {
+		buf.WriteByte('\n')
+	}
+	for _, b := range batch {
+		buf.Write(b.line)
+		buf.WriteByte('\n')
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		return fail("write", err)
+	}
+	s.stats.fileSyncs.Add(1)
+	if err := f.Sync(); err != nil {
+		return fail("fsync", err)
+	}
+	if fileCreated || !w.dirDurable {
+		if err := s.syncDirChain(w.dir); err != nil {
+			return fail("fsync directory", err)
+		}
+		w.dirDurable = true
+	}
+	s.stats.batches.Add(1)
+	s.stats.appends.Add(int64(len(batch)))
+	return nil
+}
+
+// openLedgerForAppend opens (creating 0600) and reports whether this call
+// created the file, which decides the directory fsync.
+func openLedgerForAppend(fsys vfs.FS, path string) (vfs.File, bool, error) {
+	f, err := fsys.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		return f, true, nil
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return nil, false, err
+	}
+	f, err = fsys.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	return f, false, err
+}
+
+// needsSeal reports whether the file is non-empty and does not end in '\n':
+// a crash mid-append left a torn fragment that the next line must not fuse
+// with.
+func needsSeal(f vfs.File) (bool, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	if st.Size() == 0 {
+		return false, nil
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], st.Size()-1); err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	return last[0] != '\n', nil
+}
+
+// ensureDir creates dir (0700) and reports whether anything was created.
+func (s *QwenStore) ensureDir(dir string) (bool, error) {
+	if st, err := s.fs.Stat(dir); err == nil {
+		if !st.IsDir() {
+			return false, fmt.Errorf("%s is not a directory", dir)
+		}
+		return false, nil
+	}
+	return true, s.fs.MkdirAll(dir, dirPerm)
+}
+
+// dirPerm is narrower than Qwen's (mkdirSync recursive, 0777 before umask):
+// the directories hold session evidence nobody else should read.
+const dirPerm fs.FileMode = 0o700
+
+// syncDirChain fsyncs dir and each ancestor up to and including the parent
+// of the runtime directory, so that every entry on the path to the ledger —
+// including directories this process (or a dead one) created — is durable.
+// It runs once per ledger per store, not per append.
+func (s *QwenStore) syncDirChain(dir string) error {
+	stop := filepath.Dir(filepath.Clean(s.layout.RuntimeDir))
+	d := filepath.Clean(dir)
+	for {
+		s.stats.dirSyncs.Add(1)
+		if err := s.fs.SyncDir(d); err != nil {
+			return err
+		}
+		if d == stop || !within(d, stop) {
+			return nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return nil
+		}
+		d = parent
+	}
+}
+
+func within(p, root string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !hasDotDotPrefix(rel)
+}
+
+func hasDotDotPrefix(rel string) bool {
+	return len(rel) >= 3 && rel[:3] == ".."+string(filepath.Separator)
+}
+
+// AppendLedger is the durable write-ahead append of one ledger line to the
+// session's active ledger (see adapters.LedgerStore). Concurrent appenders in
+// this process share fsyncs (group commit); other processes are excluded by
+// a lock on <id>.ledger.lock. An error means the line may or may not be in
+// the file; it is never reported durable when it is not.
+func (s *QwenStore) AppendLedger(ctx context.Context, sessionID string, line []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("jsonl: append ledger: %w", err)
+	}
+	if len(line) == 0 || bytes.IndexByte(line, '\n') >= 0 {
+		return fmt.Errorf("%w (session %q, %d bytes)", ErrInvalidLine, sessionID, len(line))
+	}
+	path, err := s.layout.LedgerPath(sessionID, Active)
+	if err != nil {
+		return err
+	}
+	lock, err := s.layout.ledgerLockPath(sessionID, Active)
+	if err != nil {
+		return err
+	}
+	return s.appendLine(s.writer(path, lock), bytes.Clone(line))
+}
+
+// OpenLedger streams the active ledger; a missing ledger is an empty reader.
+func (s *QwenStore) OpenLedger(ctx context.Context, sessionID string) (io.ReadCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("jsonl: open ledger: %w", err)
+	}
+	path, err := s.layout.LedgerPath(sessionID, Active)
+	if err != nil {
+		return nil, err
+	}
+	f, err := s.fs.OpenFile(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return io.NopCloser(bytes.NewReader(nil)), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jsonl: open ledger: %w", err)
+	}
+	return f, nil
+}
+
+// OpenLedgerTail streams at most the last n bytes of the active ledger;
+// windowed reports that the file was longer than n (its first line is then
+// partial by construction and the caller drops it, as the reference does).
+// The window is fixed at open: bytes appended later are not read.
+func (s *QwenStore) OpenLedgerTail(ctx context.Context, sessionID string, n int64) (io.ReadCloser, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, fmt.Errorf("jsonl: open ledger tail: %w", err)
+	}
+	if n <= 0 {
+		return nil, false, fmt.Errorf("jsonl: open ledger tail: window must be positive, got %d", n)
+	}
+	path, err := s.layout.LedgerPath(sessionID, Active)
+	if err != nil {
+		return nil, false, err
+	}
+	f, err := s.fs.OpenFile(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return io.NopCloser(bytes.NewReader(nil)), false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("jsonl: open ledger tail: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("jsonl: open ledger tail: %w", err)
+	}
+	size := st.Size()
+	if size <= n {
+		return sectionCloser{io.NewSectionReader(f, 0, size), f}, false, nil
+	}
+	return sectionCloser{io.NewSectionReader(f, size-n, n), f}, true, nil
+}
+
+type sectionCloser struct {
+	*io.SectionReader
+	io.Closer
+}
+
+// Stats reports the ledger writer's counters since the store was made.
+func (s *QwenStore) Stats() AppendStats {
+	return AppendStats{
+		Appends: s.stats.appends.Load(), Batches: s.stats.batches.Load(),
+		FileSyncs: s.stats.fileSyncs.Load(), DirSyncs: s.stats.dirSyncs.Load(),
+	}
+}
