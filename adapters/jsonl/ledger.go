@@ -116,13 +116,14 @@ func (s *QwenStore) appendLine(w *ledgerWriter, line []byte) error {
 // fsync the directory chain when the file was just created or this process
 // has not yet made its entry durable.
 func (s *QwenStore) commit(w *ledgerWriter, batch []*pendingAppend) (err error) {
-	fail := func(step string, e error) error { return fmt.Errorf("jsonl: ledger %s: %s: %w", w.path, step, e) }
-	created, err := s.ensureDir(w.dir)
-	if err != nil {
-		return fail("create directory", err)
-	}
-	if created {
+	fail := func(step string, e error) error {
+		// Whatever this round left half-done (a directory or file entry not
+		// yet synced), the next round re-syncs the whole chain.
 		w.dirDurable = false
+		return fmt.Errorf("jsonl: ledger %s: %s: %w", w.path, step, e)
+	}
+	if _, err := s.ensureDir(w.dir); err != nil {
+		return fail("create directory", err)
 	}
 	lk, err := s.fs.Lock(w.lock)
 	if err != nil {
@@ -200,35 +201,59 @@ func needsSeal(f vfs.File) (bool, error) {
 	return last[0] != '\n', nil
 }
 
-// ensureDir creates dir (0700) and reports whether anything was created.
+// ensureDir creates dir and its missing ancestors (0700) and makes each new
+// entry durable by syncing the directory that holds it, top down, so a crash
+// cannot drop a directory under a record that was acknowledged. It reports
+// whether anything was created.
 func (s *QwenStore) ensureDir(dir string) (bool, error) {
-	if st, err := s.fs.Stat(dir); err == nil {
-		if !st.IsDir() {
-			return false, fmt.Errorf("%s is not a directory", dir)
+	var missing []string
+	for d := filepath.Clean(dir); ; {
+		st, err := s.fs.Stat(d)
+		if err == nil {
+			if !st.IsDir() {
+				return false, fmt.Errorf("%s is not a directory", d)
+			}
+			break
 		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return false, err
+		}
+		missing = append(missing, d)
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	if len(missing) == 0 {
 		return false, nil
 	}
-	return true, s.fs.MkdirAll(dir, dirPerm)
+	if err := s.fs.MkdirAll(dir, dirPerm); err != nil {
+		return true, err
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		s.stats.dirSyncs.Add(1)
+		if err := s.fs.SyncDir(filepath.Dir(missing[i])); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }
 
 // dirPerm is narrower than Qwen's (mkdirSync recursive, 0777 before umask):
 // the directories hold session evidence nobody else should read.
 const dirPerm fs.FileMode = 0o700
 
-// syncDirChain fsyncs dir and each ancestor up to and including the parent
-// of the runtime directory, so that every entry on the path to the ledger —
-// including directories this process (or a dead one) created — is durable.
-// It runs once per ledger per store, not per append.
+// syncDirChain fsyncs dir and every ancestor up to the root, so that each
+// entry on the path to the ledger is durable — including directories that
+// this process, or one that died, created without managing to sync them. It
+// runs once per ledger per store (and again after a failed commit), not per
+// append, so its handful of directory fsyncs is not on the hot path.
 func (s *QwenStore) syncDirChain(dir string) error {
-	stop := filepath.Dir(filepath.Clean(s.layout.RuntimeDir))
-	d := filepath.Clean(dir)
-	for {
+	for d := filepath.Clean(dir); ; {
 		s.stats.dirSyncs.Add(1)
 		if err := s.fs.SyncDir(d); err != nil {
 			return err
-		}
-		if d == stop || !within(d, stop) {
-			return nil
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -236,15 +261,6 @@ func (s *QwenStore) syncDirChain(dir string) error {
 		}
 		d = parent
 	}
-}
-
-func within(p, root string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !hasDotDotPrefix(rel)
-}
-
-func hasDotDotPrefix(rel string) bool {
-	return len(rel) >= 3 && rel[:3] == ".."+string(filepath.Separator)
 }
 
 // AppendLedger is the durable write-ahead append of one ledger line to the
