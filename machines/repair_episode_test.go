@@ -314,3 +314,36 @@ func TestRepairIllegalUse(t *testing.T) {
 		t.Fatalf("state %s", ep.State())
 	}
 }
+
+// A client replayed a snapshot whose live journal was truncated for prompt
+// p1. When p1's terminal arrives at an idle point, the episode asks for one
+// load; the fresh snapshot holds the complete turn and replaces the tail.
+func ExampleRepairEpisode() {
+	ctx := context.Background()
+	marker := livejournal.Marker{PromptID: "p1", Reason: livejournal.ReasonReplayWindowExceeded,
+		Scope: livejournal.ScopeLiveJournal, TruncatedEvents: 2, RetainedEvents: 1, MaxBytes: 1 << 20,
+		MaxEvents: 1, FullTranscriptAvailable: true}
+	user := &livejournal.Event{ID: 1, Type: livejournal.TypeUserMessage, PromptID: "p1"}
+	c1 := &livejournal.Event{ID: 2, Type: "agent_message_chunk", PromptID: "p1"}
+	c2 := &livejournal.Event{ID: 3, Type: "agent_message_chunk", PromptID: "p1"}
+	done := &livejournal.Event{ID: 4, Type: livejournal.TypeTurnComplete, PromptID: "p1"}
+
+	ep := NewRepairEpisode()
+	ep.Begin(ctx, Checkpoint{SessionID: "s1", Transcript: []*livejournal.Event{marker.Event(), c2}, MarkerIndex: 0, Watermark: 3})
+	acts, _ := ep.Terminal(ctx, done, InFlight{})
+	for _, a := range acts {
+		fmt.Println(a.Describe())
+	}
+	acts, _ = ep.Loaded(ctx, &livejournal.Load{SessionID: "s1", CompactedReplay: []*livejournal.Event{user, c1, c2, done}, LastEventID: 4})
+	for _, a := range acts {
+		fmt.Println(a.Describe())
+	}
+	fmt.Println(ep.State())
+	// Output:
+	// pause_subscription session=s1 cursor=4
+	// load session=s1 memory_replay=true
+	// adopt_candidate session=s1
+	// replace session=s1 blocks=4 watermark=4
+	// discard_checkpoint session=s1
+	// committed
+}
