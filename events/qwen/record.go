@@ -58,6 +58,13 @@ type Record struct {
 	TimeOK     bool
 	Type       string
 	Subtype    string
+	// HasSubtype is true when the record carries a string subtype (JS
+	// `typeof record.subtype === "string"`); a non-string subtype is dropped
+	// by Qwen's validator, exactly as if it were absent.
+	HasSubtype bool
+	// Cwd is the writer's working directory ("" when absent or not a
+	// string); Qwen checks the first record's cwd for project membership.
+	Cwd string
 	// Provenance is the raw `provenance` field; "" when absent (legacy).
 	Provenance     string
 	Message        *Content // nil when the record has no message
@@ -81,10 +88,24 @@ type GoalContext struct {
 	GoalID   string
 	Revision string // the JSON value as text, so 1 and "1" stay distinct
 	TurnID   string
+	// HasGoalID/HasTurnID: the field is a string (JS `typeof === "string"`).
+	HasGoalID bool
+	HasTurnID bool
+	// RevisionComparable is false when revision is absent, an object or an
+	// array: JavaScript's === never holds for those (objects compare by
+	// identity; undefined only equals undefined, which Equal treats as no
+	// binding), so two such contexts are never the same goal turn.
+	RevisionComparable bool
+	// RevisionIsInteger mirrors Number.isInteger(revision), which the
+	// goal_turn_end rule requires of the permit.
+	RevisionIsInteger bool
 }
 
+// Equal mirrors the reference's strict comparison of goalId, revision and
+// turnId. Numbers are compared by value (1 and 1.0 are the same revision),
+// strings by content, and an object or array revision equals nothing.
 func (g *GoalContext) Equal(o *GoalContext) bool {
-	return g != nil && o != nil && *g == *o
+	return g != nil && o != nil && g.RevisionComparable && o.RevisionComparable && *g == *o
 }
 
 // Content is a Gemini Content value.
@@ -132,6 +153,12 @@ type Part struct {
 	HasID   bool
 	Name    string
 	HasName bool
+	// HasText is true when the part has a string `text` (whatever its Kind).
+	HasText bool
+	// OnlyText is true when the part object has exactly one key and it is
+	// "text" (JS `Object.keys(part).length === 1 && "text" in part`);
+	// the slash-command pop rule needs it.
+	OnlyText bool
 	// Raw is the part's JSON, kept only with DecodeOptions.KeepPayloads (a
 	// continuation must resend parts byte for byte).
 	Raw []byte

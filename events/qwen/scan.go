@@ -1,0 +1,556 @@
+package qwen
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// This file is a small JSON scanner specialised for chat records. It exists
+// because encoding/json decodes (or at least buffers and re-scans) every
+// value, while a transcript is mostly tool output that no decision reads:
+// the scanner validates a skipped value in one pass with word-at-a-time
+// string scanning and never allocates for it. It accepts exactly the JSON
+// grammar of RFC 8259 (what JSON.parse accepts), with no nesting limit.
+
+// jkind is the JSON type of a value, as JavaScript's typeof distinguishes it
+// (plus null, true and false apart).
+type jkind uint8
+
+const (
+	jAbsent jkind = iota
+	jNull
+	jFalse
+	jTrue
+	jNumber
+	jString
+	jObject
+	jArray
+)
+
+func (k jkind) String() string {
+	return [...]string{"absent", "null", "false", "true", "number", "string", "object", "array"}[k]
+}
+
+// span is a value's kind and byte range [start, end) in the scanned input.
+type span struct {
+	kind       jkind
+	start, end int
+	escaped    bool // a string containing backslash escapes
+}
+
+// syntaxError is a JSON syntax error at a byte offset of the scanned input.
+type syntaxError struct {
+	msg string
+	off int
+}
+
+func (e *syntaxError) Error() string { return "invalid JSON at byte " + strconv.Itoa(e.off) + ": " + e.msg }
+
+type scanner struct {
+	b     []byte
+	i     int
+	err   *syntaxError
+	stack []uint64 // one bit per open container: 1 = object, 0 = array
+	depth int
+	tmp   []byte // scratch for escaped keys
+}
+
+func (s *scanner) reset(b []byte) {
+	s.b, s.i, s.err, s.depth = b, 0, nil, 0
+}
+
+func (s *scanner) fail(msg string) bool {
+	if s.err == nil {
+		s.err = &syntaxError{msg: msg, off: s.i}
+	}
+	return false
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-whitespace byte, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// stringEnd scans a string whose opening quote is at s.i, leaving s.i after
+// the closing quote. It reports whether the string holds escapes.
+func (s *scanner) stringEnd() (escaped, ok bool) {
+	b := s.b
+	i := s.i + 1
+	for {
+		// Eight bytes at a time: stop at the first quote, backslash or
+		// control byte. The lowest flagged byte is always exact.
+		for i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			q := w ^ (lsb * '"')
+			bs := w ^ (lsb * '\\')
+			m := ((q - lsb) &^ q) | ((bs - lsb) &^ bs) | ((w - lsb*0x20) &^ w)
+			m &= msb
+			if m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			s.i = i
+			return escaped, s.fail("unterminated string")
+		}
+		c := b[i]
+		switch {
+		case c == '"':
+			s.i = i + 1
+			return escaped, true
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				s.i = i
+				return escaped, s.fail("unterminated escape")
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex4(b[i+2:i+6]) {
+					s.i = i
+					return escaped, s.fail("invalid \\u escape")
+				}
+				i += 6
+			default:
+				s.i = i
+				return escaped, s.fail("invalid escape")
+			}
+		case c < 0x20:
+			s.i = i
+			return escaped, s.fail("control character in string")
+		default:
+			i++
+		}
+	}
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b[:4] {
+		if !isHex(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func hexVal(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		default:
+			c = c - 'A' + 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+func (s *scanner) number() bool {
+	b, i := s.b, s.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	default:
+		s.i = i
+		return s.fail("invalid number")
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			s.i = i
+			return s.fail("invalid number fraction")
+		}
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			s.i = i
+			return s.fail("invalid number exponent")
+		}
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	}
+	s.i = i
+	return true
+}
+
+func (s *scanner) literal(word string) bool {
+	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
+		return s.fail("invalid literal")
+	}
+	s.i += len(word)
+	return true
+}
+
+func (s *scanner) push(object bool) {
+	w, bit := s.depth>>6, uint(s.depth&63)
+	if w == len(s.stack) {
+		s.stack = append(s.stack, 0)
+	}
+	if object {
+		s.stack[w] |= 1 << bit
+	} else {
+		s.stack[w] &^= 1 << bit
+	}
+	s.depth++
+}
+
+func (s *scanner) topIsObject() bool {
+	d := s.depth - 1
+	return s.stack[d>>6]&(1<<uint(d&63)) != 0
+}
+
+// value scans one JSON value (after optional whitespace) without decoding
+// it, validating its full syntax, and returns its kind and range. Nesting is
+// unbounded, as in V8's iterative JSON.parse; the container stack costs one
+// bit per level.
+func (s *scanner) value() (span, bool) {
+	c := s.peek()
+	sp := span{start: s.i}
+	switch c {
+	case '"':
+		sp.kind = jString
+		esc, ok := s.stringEnd()
+		sp.escaped, sp.end = esc, s.i
+		return sp, ok
+	case '{':
+		sp.kind = jObject
+	case '[':
+		sp.kind = jArray
+	case 't':
+		sp.kind = jTrue
+		ok := s.literal("true")
+		sp.end = s.i
+		return sp, ok
+	case 'f':
+		sp.kind = jFalse
+		ok := s.literal("false")
+		sp.end = s.i
+		return sp, ok
+	case 'n':
+		sp.kind = jNull
+		ok := s.literal("null")
+		sp.end = s.i
+		return sp, ok
+	default:
+		if c == '-' || c >= '0' && c <= '9' {
+			sp.kind = jNumber
+			ok := s.number()
+			sp.end = s.i
+			return sp, ok
+		}
+		if s.i >= len(s.b) {
+			return sp, s.fail("unexpected end of input")
+		}
+		return sp, s.fail("unexpected character")
+	}
+	if !s.skipContainer() {
+		return sp, false
+	}
+	sp.end = s.i
+	return sp, true
+}
+
+// skipContainer validates the object or array opening at s.i.
+func (s *scanner) skipContainer() bool {
+	base := s.depth
+	for {
+		// A value is expected at s.i (after whitespace).
+		c := s.peek()
+		switch c {
+		case '{':
+			s.i++
+			if s.peek() == '}' {
+				s.i++
+				break
+			}
+			s.push(true)
+			if !s.objectKey() {
+				return false
+			}
+			continue
+		case '[':
+			s.i++
+			if s.peek() == ']' {
+				s.i++
+				break
+			}
+			s.push(false)
+			continue
+		case '"':
+			if _, ok := s.stringEnd(); !ok {
+				return false
+			}
+		case 't':
+			if !s.literal("true") {
+				return false
+			}
+		case 'f':
+			if !s.literal("false") {
+				return false
+			}
+		case 'n':
+			if !s.literal("null") {
+				return false
+			}
+		default:
+			if c == '-' || c >= '0' && c <= '9' {
+				if !s.number() {
+					return false
+				}
+				break
+			}
+			if s.i >= len(s.b) {
+				return s.fail("unexpected end of input")
+			}
+			return s.fail("unexpected character")
+		}
+		// After a value: close containers or continue with a comma.
+		for {
+			if s.depth == base {
+				return true
+			}
+			c := s.peek()
+			obj := s.topIsObject()
+			if c == ',' {
+				s.i++
+				if obj && !s.objectKey() {
+					return false
+				}
+				break
+			}
+			if obj && c == '}' || !obj && c == ']' {
+				s.i++
+				s.depth--
+				continue
+			}
+			if s.i >= len(s.b) {
+				return s.fail("unexpected end of input")
+			}
+			return s.fail("expected , or closing bracket")
+		}
+	}
+}
+
+// objectKey scans `"key" :` inside an object.
+func (s *scanner) objectKey() bool {
+	if s.peek() != '"' {
+		return s.fail("expected object key")
+	}
+	if _, ok := s.stringEnd(); !ok {
+		return false
+	}
+	if s.peek() != ':' {
+		return s.fail("expected :")
+	}
+	s.i++
+	return true
+}
+
+// key scans an object key and returns its decoded bytes (valid until the
+// next key call) followed by the colon.
+func (s *scanner) key() ([]byte, bool) {
+	if s.peek() != '"' {
+		return nil, s.fail("expected object key")
+	}
+	start := s.i
+	esc, ok := s.stringEnd()
+	if !ok {
+		return nil, false
+	}
+	k := s.b[start+1 : s.i-1]
+	if esc {
+		s.tmp = unquoteAppend(s.tmp[:0], k)
+		k = s.tmp
+	}
+	if s.peek() != ':' {
+		return nil, s.fail("expected :")
+	}
+	s.i++
+	return k, true
+}
+
+// objectFields iterates the members of the object at s.i, calling f with
+// each decoded key and s.i at the value; f must consume the value.
+func (s *scanner) object(f func(key []byte) bool) bool {
+	if s.peek() != '{' {
+		return s.fail("expected object")
+	}
+	s.i++
+	if s.peek() == '}' {
+		s.i++
+		return true
+	}
+	for {
+		k, ok := s.key()
+		if !ok || !f(k) {
+			return false
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return true
+		default:
+			if s.i >= len(s.b) {
+				return s.fail("unexpected end of input")
+			}
+			return s.fail("expected , or }")
+		}
+	}
+}
+
+// array iterates the elements of the array at s.i; f must consume each.
+func (s *scanner) array(f func() bool) bool {
+	if s.peek() != '[' {
+		return s.fail("expected array")
+	}
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		return true
+	}
+	for {
+		if !f() {
+			return false
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return true
+		default:
+			if s.i >= len(s.b) {
+				return s.fail("unexpected end of input")
+			}
+			return s.fail("expected , or ]")
+		}
+	}
+}
+
+// str decodes a string span. Strings without escapes and with valid UTF-8
+// are copied once; everything else goes through unquoteAppend, which
+// replaces invalid UTF-8 and lone surrogates with U+FFFD as encoding/json
+// does.
+func spanString(b []byte, sp span) string {
+	raw := b[sp.start+1 : sp.end-1]
+	if !sp.escaped && utf8.Valid(raw) {
+		return string(raw)
+	}
+	return string(unquoteAppend(make([]byte, 0, len(raw)), raw))
+}
+
+// unquoteAppend decodes the body of a syntactically valid JSON string.
+func unquoteAppend(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '\\' {
+			switch s[i+1] {
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				r := hexVal(s[i+2:])
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+						if d := utf16.DecodeRune(r, hexVal(s[i+2:])); d != utf8.RuneError {
+							dst = utf8.AppendRune(dst, d)
+							i += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				dst = utf8.AppendRune(dst, r)
+				continue
+			default: // '"', '\\', '/'
+				dst = append(dst, s[i+1])
+			}
+			i += 2
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
+}
+
+// truthySpan mirrors JavaScript truthiness of a JSON value.
+func truthySpan(b []byte, sp span) bool {
+	switch sp.kind {
+	case jAbsent, jNull, jFalse:
+		return false
+	case jString:
+		return sp.end-sp.start > 2
+	case jNumber:
+		f, _ := strconv.ParseFloat(string(b[sp.start:sp.end]), 64)
+		return f != 0
+	}
+	return true
+}

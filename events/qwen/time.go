@@ -1,0 +1,162 @@
+package qwen
+
+// ParseTime parses a record timestamp to Unix milliseconds the way V8's
+// Date parser reads the ECMAScript date-time string format, which is what
+// Qwen writes (Date.prototype.toISOString) and what validateTranscriptRecord
+// accepts (`Number.isFinite(new Date(ts).getTime())`):
+//
+//	YYYY | YYYY-MM | YYYY-MM-DD, or ±YYYYYY in place of YYYY,
+//	optionally followed by THH:mm, THH:mm:ss or THH:mm:ss.fraction,
+//	then Z, ±HH:mm, ±HHmm or nothing.
+//
+// As in V8: a day of 1–31 is accepted for every month and rolls over
+// (2026-02-30 is March 2), 24:00:00.000 is midnight of the next day, the
+// fraction may have any number of digits (the first three count), and
+// "-000000" is invalid. A date-time without an offset is local time in
+// JavaScript; the core has no time zone, so it is read as UTC here (Qwen never
+// writes that form). V8's legacy fallback formats ("Jan 1 2026", "2026/01/01")
+// are not accepted — they are reported as invalid, a documented deviation.
+func ParseTime(s string) (int64, bool) {
+	i := 0
+	num := func(n int) (int, bool) {
+		if i+n > len(s) {
+			return 0, false
+		}
+		v := 0
+		for j := 0; j < n; j++ {
+			c := s[i+j]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int(c-'0')
+		}
+		i += n
+		return v, true
+	}
+	var year int
+	var ok bool
+	switch {
+	case len(s) > 0 && (s[0] == '+' || s[0] == '-'):
+		neg := s[0] == '-'
+		i = 1
+		if year, ok = num(6); !ok {
+			return 0, false
+		}
+		if neg {
+			if year == 0 {
+				return 0, false
+			}
+			year = -year
+		}
+	default:
+		if year, ok = num(4); !ok {
+			return 0, false
+		}
+	}
+	month, day := 1, 1
+	if i < len(s) && s[i] == '-' {
+		i++
+		if month, ok = num(2); !ok || month < 1 || month > 12 {
+			return 0, false
+		}
+		if i < len(s) && s[i] == '-' {
+			i++
+			if day, ok = num(2); !ok || day < 1 || day > 31 {
+				return 0, false
+			}
+		}
+	}
+	var hour, minute, sec, ms int
+	if i < len(s) && (s[i] == 'T' || s[i] == 't') {
+		i++
+		if hour, ok = num(2); !ok || i >= len(s) || s[i] != ':' {
+			return 0, false
+		}
+		i++
+		if minute, ok = num(2); !ok {
+			return 0, false
+		}
+		if i < len(s) && s[i] == ':' {
+			i++
+			if sec, ok = num(2); !ok {
+				return 0, false
+			}
+			if i < len(s) && s[i] == '.' {
+				i++
+				digits := 0
+				for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+					if digits < 3 {
+						ms = ms*10 + int(s[i]-'0')
+					}
+					digits++
+					i++
+				}
+				if digits == 0 {
+					return 0, false
+				}
+				for ; digits < 3; digits++ {
+					ms *= 10
+				}
+			}
+		}
+		if minute > 59 || sec > 59 || hour > 24 || hour == 24 && (minute != 0 || sec != 0 || ms != 0) {
+			return 0, false
+		}
+		offset := 0
+		if i < len(s) {
+			switch s[i] {
+			case 'Z', 'z':
+				i++
+			case '+', '-':
+				sign := 1
+				if s[i] == '-' {
+					sign = -1
+				}
+				i++
+				oh, ok := num(2)
+				if !ok {
+					return 0, false
+				}
+				if i < len(s) && s[i] == ':' {
+					i++
+				}
+				om, ok := num(2)
+				if !ok || oh > 23 || om > 59 {
+					return 0, false
+				}
+				offset = sign * (oh*60 + om)
+			}
+		}
+		if i != len(s) {
+			return 0, false
+		}
+		t := (daysFromCivil(year, month, 1)+int64(day-1))*86400000 +
+			int64(hour)*3600000 + int64(minute)*60000 + int64(sec)*1000 + int64(ms) - int64(offset)*60000
+		return t, inRange(t)
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	t := (daysFromCivil(year, month, 1) + int64(day-1)) * 86400000
+	return t, inRange(t)
+}
+
+// inRange is ECMAScript TimeClip: |t| ≤ 8.64e15 ms.
+func inRange(t int64) bool { return t >= -8.64e15 && t <= 8.64e15 }
+
+// daysFromCivil counts days from 1970-01-01 to y-m-d (proleptic Gregorian).
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
+}
