@@ -580,7 +580,7 @@ func (l *DSHLog) materialize(path string, h dsh.Header, lines []byte) error {
 		}
 		return fmt.Errorf("jsonl: publish %s: %w", path, err)
 	}
-	if err := error(nil); err != nil {
+	if err := l.fs.SyncDir(dir); err != nil {
 		return fmt.Errorf("jsonl: sync %s: %w", dir, err)
 	}
 	return nil
