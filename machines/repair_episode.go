@@ -371,7 +371,8 @@ type Checkpoint struct {
 	Watermark   int64
 }
 
-// RepairEpisode drives one episode of RepairEpisodeTable. Methods return the
+// RepairEpisode drives one episode of RepairEpisodeTable. It is driven from
+// one client event loop and is not safe for concurrent use. Methods return the
 // actions the client performs; an error is returned only for an illegal use
 // (an event the table does not allow from the current state). A guard
 // refusal is not an error: the state stays, and Trace says why.
@@ -463,12 +464,11 @@ func (r *RepairEpisode) Begin(ctx context.Context, cp Checkpoint) ([]RepairActio
 	} else {
 		ev.Marker = &m
 	}
-	r.session = cp.SessionID
 	ok, err := r.fire(ctx, RepairOnMarker, ev)
 	if err != nil || !ok {
-		r.session = ""
 		return nil, err
 	}
+	r.session = cp.SessionID
 	r.target, _ = m.Owner(ev.Retained)
 	r.marker = m
 	r.prefix = cp.Transcript[:cp.MarkerIndex:cp.MarkerIndex]

@@ -313,6 +313,17 @@ func TestRepairIllegalUse(t *testing.T) {
 	if ep.State() != RepairIdle {
 		t.Fatalf("state %s", ep.State())
 	}
+	marker := livejournal.Marker{PromptID: "p1", Reason: livejournal.ReasonReplayWindowExceeded, Scope: livejournal.ScopeLiveJournal,
+		TruncatedEvents: 1, MaxBytes: 1, FullTranscriptAvailable: true}.Event()
+	if _, err := ep.Begin(ctx, Checkpoint{SessionID: "s1", Transcript: []*livejournal.Event{marker}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ep.Begin(ctx, Checkpoint{SessionID: "s2", Transcript: []*livejournal.Event{marker}}); !errors.Is(err, ErrIllegal) {
+		t.Fatalf("a second Begin: %v", err)
+	}
+	if ep.Signature() != "s1/p1@0#0" || ep.State() != RepairCheckpointed {
+		t.Fatalf("a refused Begin changed the episode: %s %s", ep.Signature(), ep.State())
+	}
 }
 
 // A client replayed a snapshot whose live journal was truncated for prompt

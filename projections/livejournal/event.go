@@ -108,6 +108,29 @@ func (e *Event) Describe() string {
 
 // AppendJSON appends the event's wire form to dst.
 func (e *Event) AppendJSON(dst []byte) []byte {
+	dst = e.appendEnvelope(dst)
+	if len(e.Data) > 0 {
+		dst = append(dst, dataKey...)
+		dst = append(dst, e.Data...)
+	}
+	return append(dst, '}')
+}
+
+const dataKey = `,"data":`
+
+// encodedSize is len(AppendJSON(nil)) without copying the payload: the
+// journal measures every event and most of an event's bytes are its data.
+func (e *Event) encodedSize(scratch []byte) (int, []byte) {
+	scratch = e.appendEnvelope(scratch[:0])
+	n := len(scratch) + 1
+	if len(e.Data) > 0 {
+		n += len(dataKey) + len(e.Data)
+	}
+	return n, scratch
+}
+
+// appendEnvelope writes every field before data, without the closing brace.
+func (e *Event) appendEnvelope(dst []byte) []byte {
 	dst = append(dst, `{"v":1`...)
 	if e.ID != 0 {
 		dst = append(dst, `,"id":`...)
@@ -123,11 +146,7 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		dst = append(dst, `,"recordId":`...)
 		dst = appendJSONString(dst, e.RecordID)
 	}
-	if len(e.Data) > 0 {
-		dst = append(dst, `,"data":`...)
-		dst = append(dst, e.Data...)
-	}
-	return append(dst, '}')
+	return dst
 }
 
 // MarshalJSON returns the wire form.

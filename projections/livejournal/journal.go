@@ -124,10 +124,10 @@ func (j *Journal) Append(ev *Event) (Outcome, error) {
 		j.resetLocked()
 		return TurnEnded, nil
 	}
-	j.scratch = ev.AppendJSON(j.scratch[:0])
-	size := len(j.scratch)
+	var size int
+	size, j.scratch = ev.encodedSize(j.scratch)
 	if cap(j.scratch) > 64<<10 {
-		j.scratch = nil // one huge event must not pin its buffer for the turn
+		j.scratch = nil // one huge prompt id must not pin its buffer for the turn
 	}
 	j.pushLocked(entry{ev: ev, size: size})
 	if ev.RecordID != "" {

@@ -140,3 +140,17 @@ func TestLoadLiveMarker(t *testing.T) {
 		t.Fatalf("empty load: ok=%v err=%v", ok, err)
 	}
 }
+
+// The byte bound counts exactly the wire bytes a reader receives.
+func TestEncodedSizeIsWireLength(t *testing.T) {
+	for _, ev := range []*Event{
+		{Type: "x"},
+		{ID: 12, Type: "agent_message_chunk", PromptID: "p\"1\n", RecordID: "r\x00", Data: []byte(`{"text":"é"}`)},
+		{Type: "t\xff", Data: []byte(`null`)},
+	} {
+		n, _ := ev.encodedSize(nil)
+		if want := len(ev.AppendJSON(nil)); n != want {
+			t.Errorf("%s: encodedSize %d, wire %d", ev.Describe(), n, want)
+		}
+	}
+}
