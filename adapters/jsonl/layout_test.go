@@ -91,14 +91,14 @@ func TestLayoutPaths(t *testing.T) {
 func TestIsTranscriptName(t *testing.T) {
 	id := "0b9a61a2-3c3e-4f5e-9d42-6a1f3b2c9e10"
 	for name, want := range map[string]bool{
-		id + ".jsonl":                             true,
+		id + ".jsonl": true,
 		strings.ReplaceAll(id, "-", "") + ".jsonl": true,
-		id + ".ledger.jsonl":                      false,
-		id + ".worktree.json":                     false,
-		id + ".pr.json":                           false,
-		id + ".ledger.lock":                       false,
-		"notes.jsonl":                             false,
-		"0b9a61a2.jsonl":                          false,
+		id + ".ledger.jsonl":                       false,
+		id + ".worktree.json":                      false,
+		id + ".pr.json":                            false,
+		id + ".ledger.lock":                        false,
+		"notes.jsonl":                              false,
+		"0b9a61a2.jsonl":                           false,
 	} {
 		if got := jsonl.IsTranscriptName(name); got != want {
 			t.Errorf("IsTranscriptName(%q) = %v", name, got)
