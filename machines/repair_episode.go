@@ -64,9 +64,9 @@ var RepairEpisodeTable = Table{
 	},
 }
 
-// InFlight lists the client work that makes this a bad moment to reload:
+// RepairInFlight lists the client work that makes this a bad moment to reload:
 // the repair waits for the next idle point rather than race it.
-type InFlight struct {
+type RepairInFlight struct {
 	Load        bool // a session load (not the repair's own)
 	HistoryPage bool // an older-history page request
 	Navigation  bool
@@ -74,9 +74,9 @@ type InFlight struct {
 }
 
 // Busy reports whether anything is in flight.
-func (f InFlight) Busy() bool { return f.Load || f.HistoryPage || f.Navigation || f.LocalPrompt }
+func (f RepairInFlight) Busy() bool { return f.Load || f.HistoryPage || f.Navigation || f.LocalPrompt }
 
-func (f InFlight) String() string {
+func (f RepairInFlight) String() string {
 	var parts []string
 	for _, p := range []struct {
 		on   bool
@@ -92,26 +92,26 @@ func (f InFlight) String() string {
 	return strings.Join(parts, "+")
 }
 
-// LoadFailure classifies why the repair load produced no snapshot.
-type LoadFailure string
+// RepairFailure classifies why the repair load produced no snapshot.
+type RepairFailure string
 
 const (
-	FailureTransport      LoadFailure = "transport"       // retriable: the old subscription can resume
-	FailureAuth           LoadFailure = "auth"            // the stream needs reauthentication
-	FailureMissingSession LoadFailure = "missing_session" // the daemon no longer knows the session
+	RepairFailureTransport      RepairFailure = "transport"       // retriable: the old subscription can resume
+	RepairFailureAuth           RepairFailure = "auth"            // the stream needs reauthentication
+	RepairFailureMissingSession RepairFailure = "missing_session" // the daemon no longer knows the session
 )
 
-// AbortCause is why the client discards an episode.
-type AbortCause string
+// RepairAbort is why the client discards an episode.
+type RepairAbort string
 
 const (
-	AbortReload        AbortCause = "reload"         // a configured (user-visible) reload
-	AbortSessionSwitch AbortCause = "session_switch" //
-	AbortUnmount       AbortCause = "unmount"        //
-	AbortClear         AbortCause = "clear"          // an explicit session clear
-	// RepairReload is the episode's own reload. It is named so that a client
+	RepairAbortReload        RepairAbort = "reload" // a configured (user-visible) reload
+	RepairAbortSessionSwitch RepairAbort = "session_switch"
+	RepairAbortUnmount       RepairAbort = "unmount"
+	RepairAbortClear         RepairAbort = "clear" // an explicit session clear
+	// RepairAbortOwnReload is the episode's own reload. It is named so that a client
 	// that routes every reload through Abort cannot abort its own repair.
-	RepairReload AbortCause = "repair_reload"
+	RepairAbortOwnReload RepairAbort = "repair_reload"
 )
 
 // RepairEvidence is what the repair guards read. The episode fills it for
@@ -126,10 +126,10 @@ type RepairEvidence struct {
 	Retained  []*livejournal.Event // marker: events after the marker, for attribution
 
 	Terminal *livejournal.Event // terminal: the event that ended a turn
-	InFlight InFlight           // busy, settled, load
+	InFlight RepairInFlight     // busy, settled, load
 	Load     *livejournal.Load  // loaded, commit, reject: the fresh snapshot
-	Failure  LoadFailure        // load_failed, disconnected
-	Abort    AbortCause         // abort
+	Failure  RepairFailure      // load_failed, disconnected
+	Abort    RepairAbort        // abort
 }
 
 // Repair guards. Each prints its name; the combinations print canonically.
@@ -226,22 +226,22 @@ var (
 		return fmt.Sprintf("no turn_complete or turn_error for prompt %q", e.Target)
 	})
 	RepairTransportFailure = guards.Func("repair.transport_failure", func(e *RepairEvidence) string {
-		if e.Failure != FailureTransport {
+		if e.Failure != RepairFailureTransport {
 			return fmt.Sprintf("failure %q is not a retriable transport failure", e.Failure)
 		}
 		return ""
 	})
 	RepairSessionUnusable = guards.Func("repair.session_unusable", func(e *RepairEvidence) string {
-		if e.Failure != FailureAuth && e.Failure != FailureMissingSession {
+		if e.Failure != RepairFailureAuth && e.Failure != RepairFailureMissingSession {
 			return fmt.Sprintf("failure %q leaves the session usable", e.Failure)
 		}
 		return ""
 	})
 	RepairAbortCause = guards.Func("repair.abort_cause", func(e *RepairEvidence) string {
 		switch e.Abort {
-		case AbortReload, AbortSessionSwitch, AbortUnmount, AbortClear:
+		case RepairAbortReload, RepairAbortSessionSwitch, RepairAbortUnmount, RepairAbortClear:
 			return ""
-		case RepairReload:
+		case RepairAbortOwnReload:
 			return "the repair's own reload keeps the episode"
 		}
 		return fmt.Sprintf("unknown abort cause %q", e.Abort)
@@ -291,19 +291,19 @@ const NoticeRepairFailed = "daemon.live_journal_repair.failed"
 type RepairActionKind string
 
 const (
-	ActPauseSubscription  RepairActionKind = "pause_subscription"  // pause (not detach) the current stream at Cursor
-	ActLoad               RepairActionKind = "load"                // one same-session load, memory replay, no page size
-	ActAdoptCandidate     RepairActionKind = "adopt_candidate"     // the repair load's stream becomes the subscription owner
-	ActDetachCandidate    RepairActionKind = "detach_candidate"    // drop the repair load's stream
-	ActResumeSubscription RepairActionKind = "resume_subscription" // resume the paused stream from Cursor
-	ActReplace            RepairActionKind = "replace"             // one store reset with Replacement
-	ActNotice             RepairActionKind = "notice"              // show Notice
-	ActDiscardCheckpoint  RepairActionKind = "discard_checkpoint"  // forget the episode's checkpoint
-	ActNextEpisode        RepairActionKind = "next_episode"        // start a separate episode at Next
+	RepairActPauseSubscription  RepairActionKind = "pause_subscription"  // pause (not detach) the current stream at Cursor
+	RepairActLoad               RepairActionKind = "load"                // one same-session load, memory replay, no page size
+	RepairActAdoptCandidate     RepairActionKind = "adopt_candidate"     // the repair load's stream becomes the subscription owner
+	RepairActDetachCandidate    RepairActionKind = "detach_candidate"    // drop the repair load's stream
+	RepairActResumeSubscription RepairActionKind = "resume_subscription" // resume the paused stream from Cursor
+	RepairActReplace            RepairActionKind = "replace"             // one store reset with Replacement
+	RepairActNotice             RepairActionKind = "notice"              // show Notice
+	RepairActDiscardCheckpoint  RepairActionKind = "discard_checkpoint"  // forget the episode's checkpoint
+	RepairActNextEpisode        RepairActionKind = "next_episode"        // start a separate episode at Next
 )
 
-// Notice is a user-visible message.
-type Notice struct {
+// RepairNotice is a user-visible message.
+type RepairNotice struct {
 	Code        string
 	Recoverable bool
 	Message     string
@@ -314,10 +314,10 @@ type RepairAction struct {
 	Kind         RepairActionKind
 	SessionID    string
 	Cursor       int64 // the last event id the client applied
-	MemoryReplay bool  // ActLoad: replay from the daemon's memory, no history page size
+	MemoryReplay bool  // RepairActLoad: replay from the daemon's memory, no history page size
 	Replacement  *Replacement
-	Notice       *Notice
-	Next         *Checkpoint
+	Notice       *RepairNotice
+	Next         *RepairCheckpoint
 }
 
 // Describe is the action's stable one-line text form.
@@ -328,15 +328,15 @@ func (a RepairAction) Describe() string {
 		b.WriteString(" session=" + a.SessionID)
 	}
 	switch a.Kind {
-	case ActPauseSubscription, ActResumeSubscription:
+	case RepairActPauseSubscription, RepairActResumeSubscription:
 		b.WriteString(" cursor=" + strconv.FormatInt(a.Cursor, 10))
-	case ActLoad:
+	case RepairActLoad:
 		b.WriteString(" memory_replay=" + strconv.FormatBool(a.MemoryReplay))
-	case ActReplace:
+	case RepairActReplace:
 		fmt.Fprintf(&b, " blocks=%d watermark=%d", len(a.Replacement.Blocks), a.Replacement.Watermark)
-	case ActNotice:
+	case RepairActNotice:
 		fmt.Fprintf(&b, " %s recoverable=%t: %s", a.Notice.Code, a.Notice.Recoverable, a.Notice.Message)
-	case ActNextEpisode:
+	case RepairActNextEpisode:
 		fmt.Fprintf(&b, " marker_index=%d watermark=%d", a.Next.MarkerIndex, a.Next.Watermark)
 	}
 	return b.String()
@@ -359,12 +359,12 @@ func (r Replacement) RepeatsSideEffects(ev *livejournal.Event) bool {
 	return ev != nil && ev.ID > r.Watermark
 }
 
-// Checkpoint is where an episode starts: the client's transcript as replayed
+// RepairCheckpoint is where an episode starts: the client's transcript as replayed
 // from a snapshot, the index of the live-journal marker in it, and the
 // snapshot's last event id. Transcript is shared, not copied: the episode
 // keeps only the blocks before the marker, through a capacity-limited slice
 // so the client's later appends never write into it.
-type Checkpoint struct {
+type RepairCheckpoint struct {
 	SessionID   string
 	Transcript  []*livejournal.Event
 	MarkerIndex int
@@ -453,7 +453,7 @@ func (r *RepairEpisode) fire(ctx context.Context, event string, ev *RepairEviden
 // A marker that is malformed, about the replay window, not backed by a full
 // transcript or not attributable to one prompt is vetoed: the episode stays
 // idle and the client keeps the marker's status text as its only repair.
-func (r *RepairEpisode) Begin(ctx context.Context, cp Checkpoint) ([]RepairAction, error) {
+func (r *RepairEpisode) Begin(ctx context.Context, cp RepairCheckpoint) ([]RepairAction, error) {
 	if cp.MarkerIndex < 0 || cp.MarkerIndex >= len(cp.Transcript) {
 		return nil, fmt.Errorf("machines: %w: marker index %d outside a transcript of %d blocks", errRepair, cp.MarkerIndex, len(cp.Transcript))
 	}
@@ -490,7 +490,7 @@ func (r *RepairEpisode) Observe(ev *livejournal.Event) {
 // another prompt is vetoed and changes nothing. A matching one arms the
 // episode and, at an idle point, starts the one repair load; otherwise the
 // episode waits in deferred for Settled.
-func (r *RepairEpisode) Terminal(ctx context.Context, ev *livejournal.Event, inFlight InFlight) ([]RepairAction, error) {
+func (r *RepairEpisode) Terminal(ctx context.Context, ev *livejournal.Event, inFlight RepairInFlight) ([]RepairAction, error) {
 	r.Observe(ev)
 	if !r.accepts(RepairOnTerminal) {
 		return nil, nil
@@ -504,7 +504,7 @@ func (r *RepairEpisode) Terminal(ctx context.Context, ev *livejournal.Event, inF
 
 // Settled reports an idle point (or a change in what is in flight). Only a
 // deferred episode acts on it.
-func (r *RepairEpisode) Settled(ctx context.Context, inFlight InFlight) ([]RepairAction, error) {
+func (r *RepairEpisode) Settled(ctx context.Context, inFlight RepairInFlight) ([]RepairAction, error) {
 	if !r.accepts(RepairOnSettled) {
 		return nil, nil
 	}
@@ -515,7 +515,7 @@ func (r *RepairEpisode) Settled(ctx context.Context, inFlight InFlight) ([]Repai
 	return r.attempt(ctx, inFlight)
 }
 
-func (r *RepairEpisode) attempt(ctx context.Context, inFlight InFlight) ([]RepairAction, error) {
+func (r *RepairEpisode) attempt(ctx context.Context, inFlight RepairInFlight) ([]RepairAction, error) {
 	if inFlight.Busy() {
 		_, err := r.fire(ctx, RepairOnBusy, &RepairEvidence{InFlight: inFlight})
 		return nil, err
@@ -526,8 +526,8 @@ func (r *RepairEpisode) attempt(ctx context.Context, inFlight InFlight) ([]Repai
 	}
 	r.attempts++
 	return []RepairAction{
-		{Kind: ActPauseSubscription, SessionID: r.session, Cursor: r.watermark},
-		{Kind: ActLoad, SessionID: r.session, MemoryReplay: true},
+		{Kind: RepairActPauseSubscription, SessionID: r.session, Cursor: r.watermark},
+		{Kind: RepairActLoad, SessionID: r.session, MemoryReplay: true},
 	}, nil
 }
 
@@ -551,17 +551,17 @@ func (r *RepairEpisode) Loaded(ctx context.Context, load *livejournal.Load) ([]R
 			return nil, err
 		}
 		veto := r.lastVeto(RepairOnCommit)
-		return append([]RepairAction{{Kind: ActDetachCandidate, SessionID: r.session}},
+		return append([]RepairAction{{Kind: RepairActDetachCandidate, SessionID: r.session}},
 			r.failure(true, "the fresh snapshot was rejected: "+veto)...), nil
 	}
 	rep := r.replacement(load)
 	acts := []RepairAction{
-		{Kind: ActAdoptCandidate, SessionID: r.session},
-		{Kind: ActReplace, SessionID: r.session, Replacement: rep},
-		{Kind: ActDiscardCheckpoint, SessionID: r.session},
+		{Kind: RepairActAdoptCandidate, SessionID: r.session},
+		{Kind: RepairActReplace, SessionID: r.session, Replacement: rep},
+		{Kind: RepairActDiscardCheckpoint, SessionID: r.session},
 	}
 	if next := r.nextCheckpoint(rep, load.LastEventID); next != nil {
-		acts = append(acts, RepairAction{Kind: ActNextEpisode, SessionID: r.session, Next: next})
+		acts = append(acts, RepairAction{Kind: RepairActNextEpisode, SessionID: r.session, Next: next})
 	}
 	return acts, nil
 }
@@ -571,23 +571,23 @@ func (r *RepairEpisode) Loaded(ctx context.Context, load *livejournal.Load) ([]R
 // the previous stream, because after an authentication failure or with the
 // session gone that stream cannot safely resume and the client's existing
 // disconnected or reauthentication state must stand.
-func (r *RepairEpisode) LoadFailed(ctx context.Context, kind LoadFailure) ([]RepairAction, error) {
+func (r *RepairEpisode) LoadFailed(ctx context.Context, kind RepairFailure) ([]RepairAction, error) {
 	event := RepairOnLoadFailed
-	if kind == FailureAuth || kind == FailureMissingSession {
+	if kind == RepairFailureAuth || kind == RepairFailureMissingSession {
 		event = RepairOnDisconnected
 	}
 	ok, err := r.fire(ctx, event, &RepairEvidence{Failure: kind})
 	if err != nil || !ok {
 		return nil, err
 	}
-	acts := []RepairAction{{Kind: ActDetachCandidate, SessionID: r.session}}
+	acts := []RepairAction{{Kind: RepairActDetachCandidate, SessionID: r.session}}
 	return append(acts, r.failure(event == RepairOnLoadFailed, "the repair load failed: "+string(kind))...), nil
 }
 
 // Abort removes the episode for a configured reload, a session switch, an
 // unmount or an explicit clear. The repair's own reload is vetoed; an
 // episode that is idle or already finished ignores the call.
-func (r *RepairEpisode) Abort(ctx context.Context, cause AbortCause) ([]RepairAction, error) {
+func (r *RepairEpisode) Abort(ctx context.Context, cause RepairAbort) ([]RepairAction, error) {
 	src := r.State()
 	if !r.accepts(RepairOnAbort) {
 		return nil, nil
@@ -598,20 +598,20 @@ func (r *RepairEpisode) Abort(ctx context.Context, cause AbortCause) ([]RepairAc
 	}
 	var acts []RepairAction
 	if src == RepairLoading || src == RepairValidating {
-		acts = append(acts, RepairAction{Kind: ActDetachCandidate, SessionID: r.session})
+		acts = append(acts, RepairAction{Kind: RepairActDetachCandidate, SessionID: r.session})
 	}
-	return append(acts, RepairAction{Kind: ActDiscardCheckpoint, SessionID: r.session}), nil
+	return append(acts, RepairAction{Kind: RepairActDiscardCheckpoint, SessionID: r.session}), nil
 }
 
 func (r *RepairEpisode) failure(resume bool, why string) []RepairAction {
 	var acts []RepairAction
 	if resume {
-		acts = append(acts, RepairAction{Kind: ActResumeSubscription, SessionID: r.session, Cursor: r.watermark})
+		acts = append(acts, RepairAction{Kind: RepairActResumeSubscription, SessionID: r.session, Cursor: r.watermark})
 	}
-	acts = append(acts, RepairAction{Kind: ActDiscardCheckpoint, SessionID: r.session})
+	acts = append(acts, RepairAction{Kind: RepairActDiscardCheckpoint, SessionID: r.session})
 	if r.notices == 0 {
 		r.notices++
-		acts = append(acts, RepairAction{Kind: ActNotice, SessionID: r.session, Notice: &Notice{
+		acts = append(acts, RepairAction{Kind: RepairActNotice, SessionID: r.session, Notice: &RepairNotice{
 			Code:        NoticeRepairFailed,
 			Recoverable: true,
 			Message:     fmt.Sprintf("Could not restore the truncated turn of prompt %s; %s. The visible transcript was kept.", r.target, why),
@@ -654,7 +654,7 @@ func (r *RepairEpisode) replacement(load *livejournal.Load) *Replacement {
 // own episode (its own single attempt). A marker owned by the target itself
 // cannot follow the target's terminal in an honest snapshot, so it starts
 // nothing, which also rules out an endless chain of episodes.
-func (r *RepairEpisode) nextCheckpoint(rep *Replacement, lastEventID int64) *Checkpoint {
+func (r *RepairEpisode) nextCheckpoint(rep *Replacement, lastEventID int64) *RepairCheckpoint {
 	end := -1
 	for i, ev := range rep.Blocks {
 		if ev != nil && livejournal.IsTerminal(ev.Type) && ev.PromptID == r.target {
@@ -677,7 +677,7 @@ func (r *RepairEpisode) nextCheckpoint(rep *Replacement, lastEventID int64) *Che
 		if wm < rep.Watermark {
 			wm = rep.Watermark
 		}
-		return &Checkpoint{SessionID: r.session, Transcript: rep.Blocks, MarkerIndex: i, Watermark: wm}
+		return &RepairCheckpoint{SessionID: r.session, Transcript: rep.Blocks, MarkerIndex: i, Watermark: wm}
 	}
 	return nil
 }

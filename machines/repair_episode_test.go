@@ -86,8 +86,8 @@ func parseRepairEvents(t *testing.T, d *datadriven.TestData, input string) []*li
 	return out
 }
 
-func parseInFlight(t *testing.T, d *datadriven.TestData) InFlight {
-	var f InFlight
+func parseInFlight(t *testing.T, d *datadriven.TestData) RepairInFlight {
+	var f RepairInFlight
 	if !d.HasArg("busy") {
 		return f
 	}
@@ -116,7 +116,7 @@ func TestRepairEpisodeScenarios(t *testing.T) {
 		var (
 			ep   *RepairEpisode
 			seen int
-			next *Checkpoint // a next_episode checkpoint, for a following `begin next`
+			next *RepairCheckpoint // a next_episode checkpoint, for a following `begin next`
 		)
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			var (
@@ -136,7 +136,7 @@ func TestRepairEpisodeScenarios(t *testing.T) {
 				// The client replayed a snapshot into Transcript; a next episode
 				// (next=true) starts from the previous commit's checkpoint instead.
 				ep, seen = NewRepairEpisode(), 0
-				cp := Checkpoint{SessionID: "s1"}
+				cp := RepairCheckpoint{SessionID: "s1"}
 				if d.HasArg("next") {
 					if next == nil {
 						d.Fatalf(t, "no next checkpoint")
@@ -191,11 +191,11 @@ func TestRepairEpisodeScenarios(t *testing.T) {
 			case "load-failed":
 				var kind string
 				d.ScanArgs(t, "kind", &kind)
-				acts, err = ep.LoadFailed(ctx, LoadFailure(kind))
+				acts, err = ep.LoadFailed(ctx, RepairFailure(kind))
 			case "abort":
 				var cause string
 				d.ScanArgs(t, "cause", &cause)
-				acts, err = ep.Abort(ctx, AbortCause(cause))
+				acts, err = ep.Abort(ctx, RepairAbort(cause))
 			default:
 				d.Fatalf(t, "unknown command %s", d.Cmd)
 			}
@@ -215,7 +215,7 @@ func TestRepairEpisodeScenarios(t *testing.T) {
 			next = nil
 			for _, a := range acts {
 				out.WriteString("> " + a.Describe() + "\n")
-				if a.Kind == ActReplace {
+				if a.Kind == RepairActReplace {
 					for _, b := range a.Replacement.Blocks {
 						effect := "rebuild"
 						if a.Replacement.RepeatsSideEffects(b) {
@@ -224,7 +224,7 @@ func TestRepairEpisodeScenarios(t *testing.T) {
 						fmt.Fprintf(&out, ">   %-15s %s\n", effect, b.Describe())
 					}
 				}
-				if a.Kind == ActNextEpisode {
+				if a.Kind == RepairActNextEpisode {
 					next = a.Next
 				}
 			}
@@ -245,13 +245,13 @@ func TestRepairBlocksShared(t *testing.T) {
 	transcript := make([]*livejournal.Event, 0, 16) // spare capacity: appends must not reach the checkpoint
 	transcript = append(transcript, old, marker, retained)
 	ep := NewRepairEpisode()
-	if _, err := ep.Begin(ctx, Checkpoint{SessionID: "s", Transcript: transcript, MarkerIndex: 1, Watermark: 5}); err != nil {
+	if _, err := ep.Begin(ctx, RepairCheckpoint{SessionID: "s", Transcript: transcript, MarkerIndex: 1, Watermark: 5}); err != nil {
 		t.Fatal(err)
 	}
 	intruder := &livejournal.Event{ID: 99, Type: "intruder"}
 	_ = append(transcript[:1], intruder) // what a careless client might do to its own slice
 	term := &livejournal.Event{ID: 6, Type: livejournal.TypeTurnComplete, PromptID: "p1"}
-	if _, err := ep.Terminal(ctx, term, InFlight{}); err != nil {
+	if _, err := ep.Terminal(ctx, term, RepairInFlight{}); err != nil {
 		t.Fatal(err)
 	}
 	user := &livejournal.Event{ID: 2, Type: livejournal.TypeUserMessage, PromptID: "p1"}
@@ -262,7 +262,7 @@ func TestRepairBlocksShared(t *testing.T) {
 	}
 	var rep *Replacement
 	for _, a := range acts {
-		if a.Kind == ActReplace {
+		if a.Kind == RepairActReplace {
 			rep = a.Replacement
 		}
 	}
@@ -304,10 +304,10 @@ func TestRepairIllegalUse(t *testing.T) {
 	if _, err := ep.Loaded(ctx, &livejournal.Load{}); !errors.Is(err, ErrIllegal) {
 		t.Fatalf("Loaded before any load: %v", err)
 	}
-	if _, err := ep.LoadFailed(ctx, FailureTransport); !errors.Is(err, ErrIllegal) {
+	if _, err := ep.LoadFailed(ctx, RepairFailureTransport); !errors.Is(err, ErrIllegal) {
 		t.Fatalf("LoadFailed before any load: %v", err)
 	}
-	if _, err := ep.Begin(ctx, Checkpoint{MarkerIndex: 3}); err == nil {
+	if _, err := ep.Begin(ctx, RepairCheckpoint{MarkerIndex: 3}); err == nil {
 		t.Fatal("Begin with a marker index outside the transcript")
 	}
 	if ep.State() != RepairIdle {
@@ -315,10 +315,10 @@ func TestRepairIllegalUse(t *testing.T) {
 	}
 	marker := livejournal.Marker{PromptID: "p1", Reason: livejournal.ReasonReplayWindowExceeded, Scope: livejournal.ScopeLiveJournal,
 		TruncatedEvents: 1, MaxBytes: 1, FullTranscriptAvailable: true}.Event()
-	if _, err := ep.Begin(ctx, Checkpoint{SessionID: "s1", Transcript: []*livejournal.Event{marker}}); err != nil {
+	if _, err := ep.Begin(ctx, RepairCheckpoint{SessionID: "s1", Transcript: []*livejournal.Event{marker}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ep.Begin(ctx, Checkpoint{SessionID: "s2", Transcript: []*livejournal.Event{marker}}); !errors.Is(err, ErrIllegal) {
+	if _, err := ep.Begin(ctx, RepairCheckpoint{SessionID: "s2", Transcript: []*livejournal.Event{marker}}); !errors.Is(err, ErrIllegal) {
 		t.Fatalf("a second Begin: %v", err)
 	}
 	if ep.Signature() != "s1/p1@0#0" || ep.State() != RepairCheckpointed {
@@ -340,8 +340,8 @@ func ExampleRepairEpisode() {
 	done := &livejournal.Event{ID: 4, Type: livejournal.TypeTurnComplete, PromptID: "p1"}
 
 	ep := NewRepairEpisode()
-	ep.Begin(ctx, Checkpoint{SessionID: "s1", Transcript: []*livejournal.Event{marker.Event(), c2}, MarkerIndex: 0, Watermark: 3})
-	acts, _ := ep.Terminal(ctx, done, InFlight{})
+	ep.Begin(ctx, RepairCheckpoint{SessionID: "s1", Transcript: []*livejournal.Event{marker.Event(), c2}, MarkerIndex: 0, Watermark: 3})
+	acts, _ := ep.Terminal(ctx, done, RepairInFlight{})
 	for _, a := range acts {
 		fmt.Println(a.Describe())
 	}

@@ -118,7 +118,7 @@ func open(t *testing.T, d *daemon) (*client, *livejournal.Load) {
 	}
 	if _, _, ok, err := load.LiveMarker(); ok && err == nil {
 		c.episode = machines.NewRepairEpisode()
-		acts, err := c.episode.Begin(context.Background(), machines.Checkpoint{
+		acts, err := c.episode.Begin(context.Background(), machines.RepairCheckpoint{
 			SessionID: d.session, Transcript: c.transcript, MarkerIndex: len(load.CompactedReplay), Watermark: load.LastEventID})
 		if err != nil {
 			t.Fatal(err)
@@ -143,7 +143,7 @@ func (c *client) pump(t *testing.T) {
 			continue
 		}
 		if livejournal.IsTerminal(ev.Type) {
-			acts, err := c.episode.Terminal(context.Background(), ev, machines.InFlight{})
+			acts, err := c.episode.Terminal(context.Background(), ev, machines.RepairInFlight{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,16 +161,16 @@ func (c *client) run(t *testing.T, acts []machines.RepairAction) {
 		a := acts[0]
 		acts = acts[1:]
 		switch a.Kind {
-		case machines.ActPauseSubscription:
+		case machines.RepairActPauseSubscription:
 			c.sub.paused = true
-		case machines.ActLoad:
+		case machines.RepairActLoad:
 			if !a.MemoryReplay {
 				t.Fatal("the repair must load with memory replay")
 			}
 			l, sub, err := c.d.load(a.SessionID)
 			var more []machines.RepairAction
 			if err != nil {
-				more, err = c.episode.LoadFailed(ctx, machines.FailureMissingSession)
+				more, err = c.episode.LoadFailed(ctx, machines.RepairFailureMissingSession)
 			} else {
 				load, c.candidate = l, sub
 				more, err = c.episode.Loaded(ctx, l)
@@ -179,26 +179,26 @@ func (c *client) run(t *testing.T, acts []machines.RepairAction) {
 				t.Fatal(err)
 			}
 			acts = append(acts, more...)
-		case machines.ActAdoptCandidate:
+		case machines.RepairActAdoptCandidate:
 			c.sub.closed = true
 			c.sub, c.candidate, c.cursor = c.candidate, nil, load.LastEventID
-		case machines.ActDetachCandidate:
+		case machines.RepairActDetachCandidate:
 			if c.candidate != nil {
 				c.candidate.closed = true
 				c.candidate = nil
 			}
-		case machines.ActResumeSubscription:
+		case machines.RepairActResumeSubscription:
 			c.sub.paused = false
-		case machines.ActReplace:
+		case machines.RepairActReplace:
 			c.transcript = a.Replacement.Blocks
 			for _, b := range a.Replacement.Blocks {
 				if a.Replacement.RepeatsSideEffects(b) {
 					c.effects[b.ID]++
 				}
 			}
-		case machines.ActNotice:
+		case machines.RepairActNotice:
 			c.notices = append(c.notices, a.Notice.Code)
-		case machines.ActDiscardCheckpoint, machines.ActNextEpisode:
+		case machines.RepairActDiscardCheckpoint, machines.RepairActNextEpisode:
 		default:
 			t.Fatalf("unknown action %s", a.Describe())
 		}
