@@ -157,7 +157,7 @@ func (p *recordParser) content(light bool) (*Content, jkind, bool) {
 		case "role":
 			sp, ok := s.value()
 			c.Role = ""
-			if sp.kind == jString {
+			if ok && sp.kind == jString {
 				c.Role = spanString(s.b, sp)
 			}
 			return ok
@@ -213,7 +213,7 @@ func (p *recordParser) part() (Part, bool) {
 			sawText = true
 			sp, ok := s.value()
 			pt.Text, pt.HasText = "", false
-			if sp.kind == jString {
+			if ok && sp.kind == jString {
 				pt.Text, pt.HasText = spanString(s.b, sp), true
 			}
 			return ok

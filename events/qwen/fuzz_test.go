@@ -1,0 +1,98 @@
+package qwen
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tailproof/tailproof/events"
+)
+
+var fuzzSeeds = []string{
+	`{"uuid":"10000000-0000-4000-8000-000000000001","parentUuid":null,"sessionId":"00000000-0000-4000-8000-000000000000","timestamp":"2026-01-01T00:00:00.000Z","type":"user","provenance":"real_user","cwd":"/workspace","version":"0.21.11","message":{"role":"user","parts":[{"text":"serve A/B fixture turn"}]}}`,
+	`{"uuid":"tool-start","parentUuid":"assistant-1","sessionId":"session-test","timestamp":"2026-08-16T00:00:02.000Z","type":"assistant","cwd":"/workspace/project","version":"test","message":{"role":"model","parts":[{"functionCall":{"id":"read-1","name":"read_file","args":{"path":"/workspace/project/src/index.ts"}}}]}}`,
+	`{"uuid":"tool-result","parentUuid":"tool-start","sessionId":"session-test","timestamp":"2026-08-16T00:00:03.000Z","type":"tool_result","message":{"role":"user","parts":[{"functionResponse":{"id":"read-1","name":"read_file","response":{"output":"hidden\n\"raw\" output \u00e9\ud83d\ude00"}}}]}}`,
+	`{"uuid":"c1","parentUuid":"a1","sessionId":"S","timestamp":"2026-01-01T00:00:05.000Z","type":"system","subtype":"chat_compression","systemPayload":{"info":{},"compressedHistory":[{"role":"user","parts":[{"text":"summary"}]}],"completedToolCallIds":["x",1]}}`,
+	`{"uuid":"s1","parentUuid":"u1","sessionId":"S","type":"system","subtype":"slash_command","systemPayload":{"phase":"result","rawCommand":"/help","outputHistoryItems":[{"type":"assistant","text":"Done."},3]}}`,
+	`{"uuid":"a","parentUuid":null,"sessionId":"S","type":"user"}{"uuid":"b","parentUuid":"a","sessionId":"S","type":"assistant"}`,
+	`{"uuid":"a","parentUuid":null,"sessionId":"S","type":"user"} junk {"uuid":"b"`,
+	`{"uuid":"a","parentUuid":null,"sessionId":"S","type":"user","goalContext":{"goalId":"g","revision":1.0,"turnId":"t"},"subtype":"turn_result","systemPayload":{"promptId":"p","state":"cancelled","cancelledAt":"2026"}}`,
+	"\ufeff {\"uuid\":\"a\",\"parentUuid\":\"\",\"sessionId\":\"S\",\"type\":\"user\"}\r\n",
+	`[1,2,3]`, `"str"`, `null`, `{"a":1}}{"b":{"c":[}]}}`, `{"\u0075uid":"x","uuid":"y","uuid":"z"}`,
+	`{"uuid":"n1","parentUuid":"a1","sessionId":"S","type":"user","subtype":"notification","systemPayload":{"displayText":"d","backgroundTask":{"taskId":"t","status":"completed","kind":"agent"}}}`,
+	"{\"uuid\":\"\xff\xfe\",\"x\":\"\\ud800\\u0041\"}",
+	`{"timestamp":"+275760-09-13T00:00:00.000Z"}`, `{"timestamp":"2026-02-30T24:00"}`,
+}
+
+// FuzzDecodeLine: no input panics the codec, and every event it yields is a
+// valid record positioned inside the line.
+func FuzzDecodeLine(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		line := events.Line{Bytes: b, Pos: events.Position{Line: 3, Offset: 100}, Terminated: true, Size: int64(len(b))}
+		evs, _ := Codec{Opts: DecodeOptions{KeepPayloads: true}}.DecodeLine(nil, line)
+		for _, ev := range evs {
+			r := ev.Body.(*Record)
+			if r.UUID == "" || r.SessionID == "" || !isRecordType(r.Type) {
+				t.Fatalf("invalid record emitted: %+v", r)
+			}
+			if ev.Pos.Offset < 100 || ev.Pos.Offset >= 100+int64(len(b)) || b[ev.Pos.Offset-100] != '{' {
+				t.Fatalf("bad position %v", ev.Pos)
+			}
+			_ = ev.Describe()
+		}
+		p := recordParser{light: true}
+		var res lineResult
+		p.decodeLine(b, &res)
+		if len(res.recs) != countObjects(b) {
+			t.Fatalf("light decode found %d objects, full %d", len(res.recs), countObjects(b))
+		}
+	})
+}
+
+func countObjects(b []byte) int {
+	p := recordParser{}
+	var res lineResult
+	p.decodeLine(b, &res)
+	return len(res.recs)
+}
+
+// FuzzDecodeDifferential: the scanner and the encoding/json reference agree
+// on every input — which objects a line yields, where, whether the line is
+// complete, and every decoded field.
+func FuzzDecodeDifferential(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, keep bool) {
+		opts := DecodeOptions{KeepPayloads: keep}
+		want := refDecodeLine(b, opts)
+		if want.unsupported {
+			t.Skip("nesting beyond encoding/json's limit")
+		}
+		p := recordParser{opts: opts}
+		var got lineResult
+		p.decodeLine(b, &got)
+		if got.complete != want.complete {
+			t.Fatalf("complete: scanner %v (%s), reference %v", got.complete, got.detail, want.complete)
+		}
+		if d := cmp.Diff(want.recs, got.recs, cmpRecords...); d != "" {
+			t.Fatalf("records differ (-reference +scanner):\n%s", d)
+		}
+	})
+}
+
+// cmpRecords compares decoded records field by field. GoalContext has an
+// Equal method with JavaScript semantics (nil equals nothing), which is not
+// structural equality.
+var cmpRecords = []cmp.Option{
+	cmp.AllowUnexported(parsed{}),
+	cmp.Comparer(func(a, b *GoalContext) bool {
+		if a == nil || b == nil {
+			return a == b
+		}
+		return *a == *b
+	}),
+}
