@@ -47,5 +47,12 @@
 // checkpoint all share them. BenchmarkMillionEventTurn shows a 1,000,000-event
 // turn leaving a live heap within the configured bound.
 //
+// # Envelope
+//
+// Event is the daemon's own wire event; Event.Envelope wraps it in the shared
+// events.Event (stream live_journal, kind "daemon.<type>", the event as Body),
+// and Codec decodes a recorded stream through events.Decode with the usual
+// torn-tail / corruption classification.
+//
 // The repair a client performs after the terminal is machines.RepairEpisode.
 package livejournal
