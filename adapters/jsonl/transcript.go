@@ -76,10 +76,14 @@ func (s *QwenStore) TranscriptTailUUID(ctx context.Context, sessionID string) (s
 // A line counts as empty only when it has no bytes; a whitespace-only final
 // line fails to parse and yields no marker (fail closed).
 func TailUUID(r io.ReaderAt, size int64) (string, bool) {
+	return tailUUID(r, size, TranscriptTailBytes)
+}
+
+func tailUUID(r io.ReaderAt, size, maxWindow int64) (string, bool) {
 	if size <= 0 {
 		return "", false
 	}
-	window := min(size, TranscriptTailBytes)
+	window := min(size, maxWindow)
 	start := size - window
 	readFrom, extra := start, int64(0)
 	if start > 0 {
