@@ -381,6 +381,7 @@ type RepairEpisode struct {
 	session   string
 	target    string
 	marker    livejournal.Marker
+	signature string
 	prefix    []*livejournal.Event
 	markerIdx int
 	watermark int64
@@ -408,13 +409,18 @@ func (r *RepairEpisode) Watermark() int64 { return r.watermark }
 // Notices counts the notices this episode emitted (at most one).
 func (r *RepairEpisode) Notices() int { return r.notices }
 
-// Signature identifies the episode deterministically, so a client can tell a
-// new episode for the same prompt from the one it already ran.
-func (r *RepairEpisode) Signature() string {
-	return fmt.Sprintf("%s/%s@%d#%d", r.session, r.target, r.watermark, r.markerIdx)
-}
+// Marker is the live-journal marker the episode checkpointed (zero before
+// Begin succeeded); its Status is what the client shows meanwhile.
+func (r *RepairEpisode) Marker() livejournal.Marker { return r.marker }
 
-var errRepair = errors.New("repair episode")
+// Signature identifies the episode deterministically from its checkpoint
+// (session, target prompt, snapshot watermark, marker index), so a client
+// can tell a new episode for the same prompt from the one it already ran.
+// It is "" before Begin succeeded and never changes afterwards.
+func (r *RepairEpisode) Signature() string { return r.signature }
+
+// ErrRepairCheckpoint classifies a checkpoint the episode cannot start from.
+var ErrRepairCheckpoint = errors.New("bad repair checkpoint")
 
 // accepts reports whether the table has event from the current state. The
 // client sends terminals, idle points and aborts whenever they happen; those
@@ -453,9 +459,10 @@ func (r *RepairEpisode) fire(ctx context.Context, event string, ev *RepairEviden
 // A marker that is malformed, about the replay window, not backed by a full
 // transcript or not attributable to one prompt is vetoed: the episode stays
 // idle and the client keeps the marker's status text as its only repair.
+// Begin returns no actions: checkpointing is bookkeeping only.
 func (r *RepairEpisode) Begin(ctx context.Context, cp RepairCheckpoint) ([]RepairAction, error) {
 	if cp.MarkerIndex < 0 || cp.MarkerIndex >= len(cp.Transcript) {
-		return nil, fmt.Errorf("machines: %w: marker index %d outside a transcript of %d blocks", errRepair, cp.MarkerIndex, len(cp.Transcript))
+		return nil, fmt.Errorf("machines: repair episode: marker index %d outside a transcript of %d blocks: %w", cp.MarkerIndex, len(cp.Transcript), ErrRepairCheckpoint)
 	}
 	ev := &RepairEvidence{Retained: cp.Transcript[cp.MarkerIndex+1:]}
 	m, err := livejournal.MarkerFromEvent(cp.Transcript[cp.MarkerIndex])
@@ -474,6 +481,7 @@ func (r *RepairEpisode) Begin(ctx context.Context, cp RepairCheckpoint) ([]Repai
 	r.prefix = cp.Transcript[:cp.MarkerIndex:cp.MarkerIndex]
 	r.markerIdx = cp.MarkerIndex
 	r.watermark = cp.Watermark
+	r.signature = fmt.Sprintf("%s/%s@%d#%d", r.session, r.target, cp.Watermark, cp.MarkerIndex)
 	return nil, nil
 }
 

@@ -161,6 +161,9 @@ func TestRepairEpisodeScenarios(t *testing.T) {
 					}
 				}
 				acts, err = ep.Begin(ctx, cp)
+				if sig := ep.Signature(); sig != "" {
+					fmt.Fprintf(&out, "signature: %s\n", sig)
+				}
 			case "observe":
 				for _, ev := range parseRepairEvents(t, d, d.Input) {
 					ep.Observe(ev)
@@ -307,7 +310,7 @@ func TestRepairIllegalUse(t *testing.T) {
 	if _, err := ep.LoadFailed(ctx, RepairFailureTransport); !errors.Is(err, ErrIllegal) {
 		t.Fatalf("LoadFailed before any load: %v", err)
 	}
-	if _, err := ep.Begin(ctx, RepairCheckpoint{MarkerIndex: 3}); err == nil {
+	if _, err := ep.Begin(ctx, RepairCheckpoint{MarkerIndex: 3}); !errors.Is(err, ErrRepairCheckpoint) {
 		t.Fatal("Begin with a marker index outside the transcript")
 	}
 	if ep.State() != RepairIdle {
