@@ -10,6 +10,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/tailproof/tailproof/projections/livejournal"
 )
@@ -360,4 +361,90 @@ func ExampleRepairEpisode() {
 	// replace session=s1 blocks=4 watermark=4
 	// discard_checkpoint session=s1
 	// committed
+}
+
+// TestRepairEpisodeProperty drives random interleavings of terminals, idle
+// points, snapshots, failures and aborts through one episode and checks what
+// must hold whatever the order: at most one load, at most one notice, a
+// replacement only after a load and only from a valid same-session snapshot,
+// and never an error from the calls a client makes whenever it likes.
+func TestRepairEpisodeProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ctx := context.Background()
+		marker := livejournal.Marker{PromptID: "p1", Reason: livejournal.ReasonReplayWindowExceeded, Scope: livejournal.ScopeLiveJournal,
+			TruncatedEvents: 2, RetainedEvents: 1, MaxBytes: 100, FullTranscriptAvailable: true}.Event()
+		ep := NewRepairEpisode()
+		if _, err := ep.Begin(ctx, RepairCheckpoint{SessionID: "s1", Transcript: []*livejournal.Event{marker,
+			{ID: 5, Type: "agent_message_chunk", PromptID: "p1"}}, Watermark: 5}); err != nil {
+			t.Fatal(err)
+		}
+		loads, notices, replaces, id := 0, 0, 0, int64(5)
+		loading := false
+		steps := rapid.IntRange(1, 25).Draw(t, "steps")
+		for i := 0; i < steps; i++ {
+			var acts []RepairAction
+			var err error
+			busy := RepairInFlight{Load: rapid.Bool().Draw(t, "busy")}
+			switch op := rapid.IntRange(0, 5).Draw(t, "op"); op {
+			case 0:
+				id++
+				prompt := rapid.SampledFrom([]string{"p1", "p2"}).Draw(t, "prompt")
+				typ := rapid.SampledFrom([]string{livejournal.TypeTurnComplete, livejournal.TypeTurnError, "agent_message_chunk"}).Draw(t, "type")
+				acts, err = ep.Terminal(ctx, &livejournal.Event{ID: id, Type: typ, PromptID: prompt}, busy)
+			case 1:
+				acts, err = ep.Settled(ctx, busy)
+			case 2:
+				if !loading {
+					continue // a snapshot only answers the episode's own load
+				}
+				load := &livejournal.Load{SessionID: rapid.SampledFrom([]string{"s1", "s2"}).Draw(t, "session"),
+					ReplayDegraded: rapid.Bool().Draw(t, "degraded")}
+				if rapid.Bool().Draw(t, "user") {
+					load.CompactedReplay = append(load.CompactedReplay, &livejournal.Event{ID: 1, Type: livejournal.TypeUserMessage, PromptID: "p1"})
+				}
+				if rapid.Bool().Draw(t, "terminal") {
+					load.CompactedReplay = append(load.CompactedReplay, &livejournal.Event{ID: 9, Type: livejournal.TypeTurnComplete, PromptID: "p1"})
+				}
+				acts, err = ep.Loaded(ctx, load)
+				for _, a := range acts {
+					if a.Kind == RepairActReplace && (load.SessionID != "s1" || load.ReplayDegraded || len(load.CompactedReplay) != 2) {
+						t.Fatalf("replaced from an invalid snapshot %+v", load)
+					}
+				}
+			case 3:
+				if !loading {
+					continue
+				}
+				acts, err = ep.LoadFailed(ctx, rapid.SampledFrom([]RepairFailure{RepairFailureTransport, RepairFailureAuth, RepairFailureMissingSession}).Draw(t, "failure"))
+			case 4:
+				acts, err = ep.Abort(ctx, rapid.SampledFrom([]RepairAbort{RepairAbortReload, RepairAbortOwnReload, RepairAbortClear}).Draw(t, "cause"))
+			case 5:
+				id++
+				ep.Observe(&livejournal.Event{ID: id, Type: "agent_message_chunk", PromptID: "p1"})
+			}
+			if err != nil {
+				t.Fatalf("step %d: %v", i, err)
+			}
+			for _, a := range acts {
+				switch a.Kind {
+				case RepairActLoad:
+					loads++
+				case RepairActNotice:
+					notices++
+				case RepairActReplace:
+					replaces++
+					if loads != 1 {
+						t.Fatal("a replacement without a load")
+					}
+				}
+			}
+			loading = ep.State() == RepairLoading
+		}
+		if loads > 1 || notices > 1 || replaces > 1 || notices+replaces > 1 {
+			t.Fatalf("loads=%d notices=%d replaces=%d", loads, notices, replaces)
+		}
+		if ep.State() == RepairFailed && notices != 1 {
+			t.Fatalf("failed with %d notices", notices)
+		}
+	})
 }
