@@ -137,33 +137,37 @@ type Chain struct {
 
 type want struct{ ord, pos uint32 }
 
-// Degraded reports whether the chain may differ from the conversation the
-// session really had: a gap, a cycle, fragments disagreeing on their parent,
-// a hash collision, a skipped (invalid) record, or a corrupt or over-long
-// line. A torn tail alone is not degradation — it is the expected trace of a
-// crash mid-append, and Qwen drops it the same way. Unknown subtypes and
-// invalid timestamps are reported but do not degrade the chain: Qwen keeps
-// those records.
-func (c *Chain) Degraded() bool {
-	if len(c.Gaps) > 0 || c.Cycle != "" {
-		return true
+// Degraded says why the chain may differ from the conversation the session
+// really had, or "" when nothing suggests it: a gap, a cycle, fragments
+// disagreeing on their parent, a hash collision, a skipped (invalid) record,
+// or a corrupt or over-long line. A torn tail alone is not degradation — it
+// is the expected trace of a crash mid-append, and Qwen drops it the same
+// way. Unknown subtypes, invalid timestamps and malformed message payloads
+// are reported in Diagnostics but do not degrade the chain: Qwen keeps those
+// records.
+func (c *Chain) Degraded() string {
+	if len(c.Gaps) > 0 {
+		return fmt.Sprintf("history gap: %s's parent %s is missing", c.Gaps[0].ChildUUID, c.Gaps[0].MissingParentUUID)
+	}
+	if c.Cycle != "" {
+		return "parent cycle at " + c.Cycle
 	}
 	for _, d := range c.Diagnostics {
 		switch d.Code {
-		case DiagConflictingParent, DiagHashCollision, DiagInvalidRecord, DiagHistoryGap, DiagParentCycle:
-			return true
+		case DiagConflictingParent, DiagHashCollision, DiagInvalidRecord:
+			return d.Code + ": " + d.String()
 		case DiagUnknownRecordOrPart:
 			if d.Path == "" { // unknown record type: the record was skipped
-				return true
+				return "skipped record of unknown type: " + d.String()
 			}
 		}
 	}
 	for _, e := range c.BadLines {
 		if !errors.Is(e, events.ErrTornTail) {
-			return true
+			return e.Error()
 		}
 	}
-	return false
+	return ""
 }
 
 // conversation is isTranscriptConversationRecord.
