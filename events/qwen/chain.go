@@ -471,7 +471,7 @@ func LoadChain(open func() (io.ReadCloser, error), opts LoadOptions) (*Chain, er
 
 func (c *Chain) collision(idx int, a, b string) {
 	c.Diagnostics = append(c.Diagnostics, Diagnostic{Code: DiagHashCollision,
-		Message: fmt.Sprintf("uuids %q and %q share an index hash; the chain cannot be trusted.", a, b),
+		Message:             fmt.Sprintf("uuids %q and %q share an index hash; the chain cannot be trusted.", a, b),
 		AffectsCompleteness: true, RecordIndex: idx, RecordID: b})
 }
 

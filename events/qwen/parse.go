@@ -34,7 +34,7 @@ func (p *recordParser) parseObject(b []byte, whole bool) (*parsed, error) {
 	var (
 		f struct {
 			uuid, parent, session, typ, timestamp, subtype, provenance span
-			promptID, daemonPromptID, cwd, delivered, background        span
+			promptID, daemonPromptID, cwd, delivered, background       span
 			payload, goal                                              span
 		}
 		msg      *Content

@@ -47,7 +47,9 @@ type syntaxError struct {
 	off int
 }
 
-func (e *syntaxError) Error() string { return "invalid JSON at byte " + strconv.Itoa(e.off) + ": " + e.msg }
+func (e *syntaxError) Error() string {
+	return "invalid JSON at byte " + strconv.Itoa(e.off) + ": " + e.msg
+}
 
 type scanner struct {
 	b     []byte
