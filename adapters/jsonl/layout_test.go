@@ -39,6 +39,11 @@ func TestResolveRuntimeDir(t *testing.T) {
 		{env("QWEN_HOME", "/opt/qwen", "QWEN_RUNTIME_DIR", "/run/qwen/"), "/home/u", "/run/qwen"},
 		{env("QWEN_RUNTIME_DIR", "/run/qwen"), "", "/run/qwen"},
 		{env("QWEN_RUNTIME_DIR", "", "QWEN_HOME", ""), "/home/u", "/home/u/.qwen"},
+		{env("QWEN_RUNTIME_DIR", "~"), "/home/u", "/home/u"},
+		{env("QWEN_RUNTIME_DIR", "~/rt/x"), "/home/u", "/home/u/rt/x"},
+		{env("QWEN_RUNTIME_DIR", `~\rt\\x`), "/home/u", "/home/u/rt/x"},
+		{env("QWEN_RUNTIME_DIR", "~rt"), "/home/u", "~rt"},
+		{env("QWEN_RUNTIME_DIR", "rel/dir/"), "/home/u", "rel/dir"},
 	} {
 		got, err := jsonl.ResolveRuntimeDir(c.getenv, c.home)
 		if err != nil || got != c.want {

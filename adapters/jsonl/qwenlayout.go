@@ -64,13 +64,25 @@ func NewQwenLayout(runtimeDir, cwd string) QwenLayout {
 // runtime directory.
 var ErrNoRuntimeDir = errors.New("jsonl: cannot resolve the Qwen runtime directory (QWEN_RUNTIME_DIR, QWEN_HOME and home are all empty)")
 
-// ResolveRuntimeDir finds Qwen's runtime base directory as Qwen Code 0.24.4
-// does: QWEN_RUNTIME_DIR when set, else the global Qwen directory — QWEN_HOME
-// when set, else <home>/.qwen. Empty values count as unset. The environment
-// and home are inputs so that callers (and tests) decide where they come from.
+// ResolveRuntimeDir finds Qwen's runtime base directory as Qwen Code does
+// (Storage.getRuntimeBaseDir): QWEN_RUNTIME_DIR when set — with a leading
+// "~", "~/" or "~\\" expanded to home — else the global Qwen directory:
+// QWEN_HOME when set, else <home>/.qwen. Empty values count as unset. A
+// relative value is returned cleaned but relative, so it resolves against
+// the caller's working directory as Qwen resolves it against its own. The
+// environment and home are inputs so that callers (and tests) decide where
+// they come from. Not covered: a runtime directory chosen in Qwen's
+// settings.json, and Qwen's fallback to <tmpdir>/.qwen when there is no home
+// (here: ErrNoRuntimeDir).
 func ResolveRuntimeDir(getenv func(string) string, home string) (string, error) {
 	if getenv != nil {
 		if d := getenv("QWEN_RUNTIME_DIR"); d != "" {
+			if rest, ok := cutTilde(d); ok {
+				if home == "" {
+					return "", ErrNoRuntimeDir
+				}
+				return filepath.Join(append([]string{home}, rest...)...), nil
+			}
 			return filepath.Clean(d), nil
 		}
 		if d := getenv("QWEN_HOME"); d != "" {
@@ -81,6 +93,18 @@ func ResolveRuntimeDir(getenv func(string) string, home string) (string, error) 
 		return "", ErrNoRuntimeDir
 	}
 	return filepath.Join(home, ".qwen"), nil
+}
+
+// cutTilde splits a home-relative path ("~", "~/a/b", "~\\a\\b") into its
+// segments below home.
+func cutTilde(p string) ([]string, bool) {
+	if p == "~" {
+		return nil, true
+	}
+	if !strings.HasPrefix(p, "~/") && !strings.HasPrefix(p, `~\`) {
+		return nil, false
+	}
+	return strings.FieldsFunc(p[2:], func(r rune) bool { return r == '/' || r == '\\' }), true
 }
 
 // SanitizeCwd is Qwen's project folder name for a workspace directory: every
