@@ -16,7 +16,7 @@
 // capture cases, and tailproof's own (torn-tail seal, file mode, concurrent
 // appenders never fuse, missing files, hostile session ids). Cases that need
 // raw bytes on disk (a torn fragment, a transcript) run only when the store
-// implements Seeder; the file-mode case only when it implements LedgerStater.
+// implements StoreSeeder; the file-mode case only when it implements LedgerStater.
 // The session-log contract (dsh) lives in the Sessionlog* files of this
 // package.
 //

@@ -18,11 +18,11 @@ import (
 	"github.com/tailproof/tailproof/events/ledger"
 )
 
-// Seeder is implemented by stores the suite can put raw bytes into: the
+// StoreSeeder is implemented by stores the suite can put raw bytes into: the
 // torn-tail and malformed-line cases need a ledger no well-behaved writer
 // produces, and the tail-uuid cases need transcripts, which the Store
 // contract only reads. Both replace the file's whole content.
-type Seeder interface {
+type StoreSeeder interface {
 	SeedLedger(ctx context.Context, sessionID string, data []byte) error
 	SeedTranscript(ctx context.Context, sessionID string, data []byte) error
 }
@@ -33,9 +33,9 @@ type LedgerStater interface {
 	StatLedger(ctx context.Context, sessionID string) (fs.FileInfo, error)
 }
 
-// RecentTerminalsTailBytes is the window callers read recent terminals from
+// LedgerRecentTailBytes is the window callers read recent terminals from
 // (Qwen's RECENT_TERMINALS_TAIL_BYTES).
-const RecentTerminalsTailBytes = 256 << 10
+const LedgerRecentTailBytes = 256 << 10
 
 // terminalsResponseLimit is Qwen's PROMPT_TERMINALS_RESPONSE_LIMIT.
 const terminalsResponseLimit = 64
@@ -86,11 +86,11 @@ func appendRaw(t *testing.T, s adapters.Store, id string, lines ...string) {
 	}
 }
 
-func seeder(t *testing.T, s adapters.Store) Seeder {
+func seeder(t *testing.T, s adapters.Store) StoreSeeder {
 	t.Helper()
-	sd, ok := s.(Seeder)
+	sd, ok := s.(StoreSeeder)
 	if !ok {
-		t.Skip("store does not implement adaptertest.Seeder")
+		t.Skip("store does not implement adaptertest.StoreSeeder")
 	}
 	return sd
 }
@@ -318,7 +318,7 @@ var storeCases = []storeCase{
 			lines = append(lines, string(ledger.Encode(inFlight(fmt.Sprintf("filler%06d", i), int64(i+1), ""))))
 		}
 		// Seeding is only a shortcut past 5000 fsyncs; the bytes are the same.
-		if sd, ok := s.(Seeder); ok {
+		if sd, ok := s.(StoreSeeder); ok {
 			if err := sd.SeedLedger(ctx, sid, []byte(strings.Join(lines, "\n")+"\n")); err != nil {
 				t.Fatal(err)
 			}
@@ -328,7 +328,7 @@ var storeCases = []storeCase{
 		for i := range 10 {
 			appendRecs(t, s, sid, completed(fmt.Sprintf("tail%02d", i), int64(10000+i), ""))
 		}
-		got := ids(recentTerminals(readTail(t, s, sid, RecentTerminalsTailBytes)))
+		got := ids(recentTerminals(readTail(t, s, sid, LedgerRecentTailBytes)))
 		if len(got) != 10 || got[0] != "tail00" || got[9] != "tail09" {
 			t.Fatalf("terminals in the 256 KiB window = %v", got)
 		}
