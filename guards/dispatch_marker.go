@@ -9,7 +9,7 @@ package guards
 // turns (Ownership) do not need it.
 var DispatchMarker Guard[*Evidence] = Func("dispatch-marker", func(e *Evidence) string {
 	t := e.Transcript
-	if t.MarkerUUID == "" || identified(e) {
+	if !t.Loaded || t.MarkerUUID == "" || identified(e) {
 		return ""
 	}
 	if t.MarkerIdx < 0 {

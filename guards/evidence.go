@@ -56,6 +56,13 @@ type TranscriptEvidence struct {
 	NonSystemAfter    int  // visible records after admission, excluding system provenance
 	ProvenanceGuessed bool // some tail records lacked provenance
 
+	// BackgroundIdx is the chain index of the last record after admission
+	// that opens a background turn (a cron prompt, a delivered notification
+	// turn, a goal-runtime continuation); -1 when none.
+	BackgroundIdx  int
+	BackgroundUUID string
+	BackgroundKind string
+
 	Ownership OwnershipEvidence
 }
 

@@ -8,7 +8,7 @@ import "fmt"
 // tail belongs to a predecessor. Identified turns (Ownership) skip it.
 var PredecessorFence Guard[*Evidence] = Func("predecessor-fence", func(e *Evidence) string {
 	t := e.Transcript
-	if identified(e) || !e.HasOtherTerm {
+	if !t.Loaded || identified(e) || !e.HasOtherTerm {
 		return ""
 	}
 	if float64(t.LastVisibleMs) <= e.OtherTerminal {

@@ -9,7 +9,7 @@ import "fmt"
 // with a marker, as in the reference; identified turns (Ownership) skip it.
 var Temporal Guard[*Evidence] = Func("temporal", func(e *Evidence) string {
 	t := e.Transcript
-	if identified(e) {
+	if !t.Loaded || identified(e) {
 		return ""
 	}
 	if !t.HasLastVisible {

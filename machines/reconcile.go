@@ -65,6 +65,7 @@ func DefaultReconcileGuards(extra ...guards.Guard[*guards.Evidence]) ReconcileGu
 		guards.Deadline,
 		guards.CompressionCheckpoint,
 		guards.SystemProvenance,
+		guards.BackgroundTurn,
 		guards.Temporal,
 		guards.PredecessorFence,
 	}

@@ -1,0 +1,206 @@
+// Package attribution folds the active transcript chain into the evidence
+// the reconcile guards read for one target prompt: where its dispatch marker
+// is and whether anything visible was written after it, the last visible
+// write and its clock, a compression reset or a local slash command after
+// admission, and — beyond the reference — ownership evidence from prompt
+// identities carried on the records.
+//
+// It mirrors steps 5–6 of Qwen Code 0.24.4's reconcileDanglingPromptTerminals
+// record for record: "visible" means not of type system, carrying a message,
+// not a realtime_message; the last-visible pass additionally skips records
+// whose provenance field is "system"; "after admission" is by chain position
+// when the admission carries a tailUuid marker and by clock (>= at) otherwise.
+// The fold is streaming: it keeps counters and the last few records, never
+// the chain.
+package attribution
+
+import (
+	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/qwen"
+	"github.com/tailproof/tailproof/guards"
+)
+
+// Fold accumulates evidence for one target. Create with New, feed every
+// active-chain record in chain order with Add, then read Evidence.
+type Fold struct {
+	target    string
+	marker    string
+	at        float64
+	idx       int
+	ev        guards.TranscriptEvidence
+	lastNS    *qwen.Record // last visible non-system-provenance record
+	maxCompT  float64      // latest clock of a compression reset (clock mode)
+	hasCompT  bool
+	lastComp  int // chain index of the last compression reset, -1 if none
+	compUUID  string
+	lastLocal int // chain index of the last local slash-command result, -1 if none
+}
+
+// New starts a fold for target, admitted at `at` with dispatch marker
+// markerUUID ("" when the admission carries none).
+func New(target, markerUUID string, at float64) *Fold {
+	f := &Fold{target: target, marker: markerUUID, at: at, lastComp: -1, lastLocal: -1}
+	f.ev.MarkerUUID = markerUUID
+	f.ev.MarkerIdx = -1
+	f.ev.Ownership.TargetIdx = -1
+	f.ev.BackgroundIdx = -1
+	return f
+}
+
+func (f *Fold) after(i int, rec *qwen.Record) bool {
+	if f.marker != "" {
+		return f.ev.MarkerIdx >= 0 && i > f.ev.MarkerIdx
+	}
+	return rec.TimeOK && float64(rec.TimeMs) >= f.at
+}
+
+func visible(rec *qwen.Record) bool {
+	return rec.Type != qwen.TypeSystem && rec.Message != nil && rec.Subtype != qwen.SubtypeRealtimeMessage
+}
+
+// Add folds the next chain record.
+func (f *Fold) Add(ev events.Event) {
+	rec, ok := ev.Body.(*qwen.Record)
+	if !ok {
+		return
+	}
+	i := f.idx
+	f.idx++
+	f.ev.ChainLen = f.idx
+	if ev.Origin == events.OriginNone && rec.Type != qwen.TypeSystem {
+		f.ev.ProvenanceGuessed = true
+	}
+	if f.marker != "" && f.ev.MarkerIdx < 0 && rec.UUID == f.marker {
+		f.ev.MarkerIdx = i
+	} else if f.ev.MarkerIdx >= 0 && i > f.ev.MarkerIdx && visible(rec) {
+		f.ev.WroteAfter = true
+	}
+	f.ownership(i, rec, ev)
+	isAfter := f.after(i, rec)
+	if isAfter {
+		f.ev.AfterAdmission++
+		if kind := BackgroundOpener(rec); kind != "" {
+			f.ev.BackgroundIdx, f.ev.BackgroundUUID, f.ev.BackgroundKind = i, rec.UUID, kind
+		}
+	}
+	if rec.Type == qwen.TypeSystem {
+		switch {
+		case rec.Subtype == qwen.SubtypeChatCompression && rec.Compression != nil && rec.Compression.HasHistory:
+			f.lastComp, f.compUUID = i, rec.UUID
+			if isAfter && !f.ev.CompressedAfter {
+				f.ev.CompressedAfter, f.ev.CompressionUUID = true, rec.UUID
+			}
+			if rec.TimeOK && (!f.hasCompT || float64(rec.TimeMs) > f.maxCompT) {
+				f.maxCompT, f.hasCompT = float64(rec.TimeMs), true
+			}
+		case IsLocalSlashCommandResult(rec, f.lastNS):
+			f.lastLocal = i
+			if isAfter {
+				f.ev.LocalCommandDone = true
+			}
+		}
+		return
+	}
+	if !visible(rec) {
+		return
+	}
+	if isAfter {
+		f.ev.VisibleAfter++
+	}
+	if rec.Provenance == "system" {
+		return
+	}
+	if isAfter {
+		f.ev.NonSystemAfter++
+	}
+	if rec.TimeOK {
+		f.ev.LastVisibleMs, f.ev.HasLastVisible = rec.TimeMs, true
+	}
+	f.lastNS = rec
+	f.ev.LastVisibleType = rec.Type
+	f.ev.LastVisibleUUID = rec.UUID
+}
+
+func (f *Fold) ownership(i int, rec *qwen.Record, ev events.Event) {
+	o := &f.ev.Ownership
+	if rec.Type == qwen.TypeSystem && rec.TurnResult != nil && rec.TurnResult.PromptID == f.target {
+		o.TurnResult = rec.TurnResult.State
+	}
+	if rec.Type != qwen.TypeUser || rec.Subtype != "" {
+		return // notifications, cron, mid-turn messages, goal runtime: not a prompt's opening record
+	}
+	if rec.DaemonPromptID != "" {
+		o.Active = true
+	}
+	switch {
+	case rec.DaemonPromptID == f.target:
+		o.TargetIdx, o.FollowedBy = i, ""
+	case o.TargetIdx < 0 || o.FollowedBy != "":
+	case rec.DaemonPromptID != "":
+		o.FollowedBy = "prompt " + rec.DaemonPromptID + "'s user record " + rec.UUID
+	case ev.Provenance == events.ProvenanceRealUser || ev.Origin == events.OriginNone:
+		o.FollowedBy = "a user record without prompt identity " + rec.UUID + " (a ledger-less writer)"
+	}
+}
+
+// Evidence returns the folded evidence. In ownership mode (the target's own
+// turn is identified) "after admission" is re-anchored on the target's user
+// record: a compression or local command after it belongs to its turn.
+func (f *Fold) Evidence() guards.TranscriptEvidence {
+	ev := f.ev
+	ev.Loaded = ev.ChainLen > 0
+	o := ev.Ownership
+	if o.Active && o.TargetIdx >= 0 && o.FollowedBy == "" {
+		ev.CompressedAfter = f.lastComp > o.TargetIdx
+		if ev.CompressedAfter {
+			ev.CompressionUUID = f.compUUID
+		} else {
+			ev.CompressionUUID = ""
+		}
+		ev.LocalCommandDone = ev.LocalCommandDone || f.lastLocal > o.TargetIdx
+	}
+	return ev
+}
+
+// BackgroundOpener names the execution class whose turn rec opens, or ""
+// when it opens none: a cron prompt, a notification that is the user entry of
+// a delivered turn (deliveredTurn: true — a cold notification starts no turn),
+// or a goal-runtime continuation message.
+func BackgroundOpener(rec *qwen.Record) string {
+	if rec.Type != qwen.TypeUser {
+		return ""
+	}
+	switch {
+	case rec.Subtype == qwen.SubtypeCron:
+		return "cron turn"
+	case rec.Subtype == qwen.SubtypeNotification && rec.DeliveredTurn:
+		return "notification turn"
+	case rec.Subtype == qwen.SubtypeGoalRuntime:
+		return "goal continuation"
+	}
+	return ""
+}
+
+// IsLocalSlashCommandResult mirrors the reference predicate (and the api
+// history's slash-command pop): a slash_command result not sent to the model
+// whose output items are all assistant items, answering the previous visible
+// record — a plain user record whose only part is exactly the raw command.
+func IsLocalSlashCommandResult(rec, previous *qwen.Record) bool {
+	s := rec.SlashCommand
+	if rec.Subtype != qwen.SubtypeSlashCommand || s == nil || previous == nil {
+		return false
+	}
+	if s.Phase != "result" || s.SentToModel || !s.HasOutputItems || s.OutputItemsLength == 0 {
+		return false
+	}
+	for _, t := range s.OutputItemTypes {
+		if t != "assistant" {
+			return false
+		}
+	}
+	if previous.Type != qwen.TypeUser || previous.HasSubtype || previous.Message == nil || previous.Message.Role != "user" {
+		return false
+	}
+	parts := previous.Message.Parts
+	return len(parts) == 1 && parts[0].Kind == qwen.PartText && !parts[0].Thought && parts[0].OnlyText && parts[0].Text == s.RawCommand
+}

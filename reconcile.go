@@ -1,0 +1,351 @@
+package tailproof
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tailproof/tailproof/adapters"
+	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/ledger"
+	"github.com/tailproof/tailproof/events/qwen"
+	"github.com/tailproof/tailproof/guards"
+	"github.com/tailproof/tailproof/machines"
+	"github.com/tailproof/tailproof/projections/apihistory"
+	"github.com/tailproof/tailproof/projections/attribution"
+	"github.com/tailproof/tailproof/projections/interruption"
+	"github.com/tailproof/tailproof/projections/ledgerview"
+)
+
+// Verdict is the outcome of a reconciliation.
+type Verdict string
+
+const (
+	VerdictCompleted   Verdict = "completed"
+	VerdictInterrupted Verdict = "interrupted"
+	VerdictUnknown     Verdict = "unknown" // evidence could not prove a verdict; nothing appended
+	VerdictNone        Verdict = "none"    // no prompt was dangling; nothing to do
+)
+
+// Options configure Reconcile.
+type Options struct {
+	// Now returns the current time in Unix milliseconds; it stamps the
+	// appended record's `at`. Required: the core reads no clock.
+	Now func() int64
+	// DryRun decides without appending; Decision.Appended is the record that
+	// would have been written.
+	DryRun bool
+	// Reference runs exactly the rules of Qwen Code 0.24.4: no ownership
+	// evidence, the notification trim by content shape only, undecodable
+	// transcript lines skipped, no system-provenance guard. Used to score the
+	// reference and to check conformance against it.
+	Reference bool
+	// Guards are extra evidence guards a harness adds; they run after the
+	// built-in ones at the evidence check.
+	Guards []guards.Guard[*guards.Evidence]
+	// MaxLineBytes bounds a transcript line (<= 0: events.DefaultMaxLineBytes).
+	MaxLineBytes int
+}
+
+// Decision is what Reconcile decided and why.
+type Decision struct {
+	SessionID string
+	Target    string // the prompt decided on; "" when none was dangling
+	Verdict   Verdict
+	// Appended is the ledger record appended (with DryRun: that would have
+	// been appended); nil unless the verdict is completed or interrupted.
+	Appended *ledger.Record
+	// Line is Appended's exact bytes, without the newline.
+	Line   []byte
+	Vetoes []guards.Veto
+	// State is the reconcile machine's final state.
+	State string
+	// Trace lists, in order, the folds and transitions that led here.
+	Trace    []string
+	Evidence *guards.Evidence
+}
+
+// ErrUnreadableLedger classifies a ledger that could not be read; nothing is
+// appended.
+var ErrUnreadableLedger = errors.New("ledger unreadable")
+
+// Reconcile decides, for the prompt left in_flight in sessionID's ledger,
+// whether it completed, was interrupted or cannot be known, and appends a
+// terminal only when the evidence proves it. Running it twice appends nothing
+// the second time: the first terminal settles the prompt.
+//
+// An unknown verdict is not an error. Errors are returned only for a ledger
+// that cannot be read or an append that failed; nothing is appended then.
+func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts Options) (Decision, error) {
+	if opts.Now == nil {
+		return Decision{}, errors.New("tailproof: Options.Now is required (the core reads no clock)")
+	}
+	r := &reconciler{ctx: ctx, store: store, sid: sessionID, opts: opts, ev: &guards.Evidence{}}
+	return r.run()
+}
+
+type reconciler struct {
+	ctx   context.Context
+	store adapters.Store
+	sid   string
+	opts  Options
+	ev    *guards.Evidence
+	m     *machines.Machine[*guards.Evidence]
+	trace []string
+}
+
+func (r *reconciler) tracef(format string, args ...any) {
+	r.trace = append(r.trace, fmt.Sprintf(format, args...))
+}
+
+func (r *reconciler) guards() machines.ReconcileGuards {
+	if !r.opts.Reference {
+		return machines.DefaultReconcileGuards(r.opts.Guards...)
+	}
+	check := []guards.Guard[*guards.Evidence]{
+		guards.TranscriptIntegrity, guards.DispatchMarker, guards.Deadline,
+		guards.CompressionCheckpoint, guards.Temporal, guards.PredecessorFence,
+	}
+	g := machines.DefaultReconcileGuards()
+	g.Check = guards.All(append(check, r.opts.Guards...)...)
+	return g
+}
+
+func (r *reconciler) decision(v Verdict) Decision {
+	d := Decision{SessionID: r.sid, Target: r.ev.Target, Verdict: v, State: r.m.Current(), Evidence: r.ev}
+	for _, s := range r.m.Trace() {
+		d.Vetoes = append(d.Vetoes, s.Vetoes...)
+	}
+	d.Trace = r.trace
+	return d
+}
+
+// fire runs one guarded step; on a veto it moves the machine to unknown.
+func (r *reconciler) fire(event string) bool {
+	err := r.m.Fire(r.ctx, event, r.ev)
+	step := r.m.Trace()
+	if len(step) > 0 {
+		r.tracef("machine %s", step[len(step)-1].Describe())
+	}
+	if err == nil {
+		return true
+	}
+	var v *machines.VetoError
+	if !errors.As(err, &v) {
+		r.tracef("machine error: %v", err)
+	}
+	if gerr := r.m.Fire(r.ctx, machines.EvGiveUp, r.ev); gerr == nil {
+		r.tracef("machine %s", r.m.Trace()[len(r.m.Trace())-1].Describe())
+	}
+	return false
+}
+
+func (r *reconciler) readLedger() ([]ledger.Record, int, error) {
+	rc, err := r.store.OpenLedger(r.ctx, r.sid)
+	if err != nil {
+		return nil, 0, fmt.Errorf("tailproof: %w: %v", ErrUnreadableLedger, err)
+	}
+	defer rc.Close()
+	recs, dropped, err := ledger.Read(rc, false)
+	if err != nil {
+		return nil, 0, fmt.Errorf("tailproof: %w: %v", ErrUnreadableLedger, err)
+	}
+	return recs, dropped, nil
+}
+
+func (r *reconciler) run() (Decision, error) {
+	r.m = machines.NewReconcile(r.guards())
+	recs, dropped, err := r.readLedger()
+	if err != nil {
+		return Decision{SessionID: r.sid, Verdict: VerdictUnknown}, err
+	}
+	view := ledgerview.New()
+	for _, rec := range recs {
+		view.Add(rec)
+	}
+	ev := r.ev
+	ev.LedgerLen, ev.LedgerDropped, ev.Dangling = len(recs), dropped, view.Dangling()
+	r.tracef("fold ledger: %d records, %d malformed dropped, dangling [%s]", len(recs), dropped, strings.Join(ev.Dangling, " "))
+
+	if len(ev.Dangling) == 0 {
+		r.fire(machines.EvNothing)
+		return r.decision(VerdictNone), nil
+	}
+	ev.Target = ev.Dangling[0]
+	if !r.fire(machines.EvSelect) {
+		return r.decision(VerdictUnknown), nil
+	}
+	ev.Admission, ev.HasAdmission = view.LatestUnsettledAdmission()
+	if ev.HasAdmission {
+		r.tracef("fold ledger: latest unsettled admission %s", ev.Admission.Describe())
+	}
+	if !r.fire(machines.EvAttribute) {
+		return r.decision(VerdictUnknown), nil
+	}
+	ev.OtherTerminal, ev.HasOtherTerm = view.LatestOtherTerminalAt(ev.Target)
+	for _, d := range view.DeadlineExceeded() {
+		if d.PromptID != ev.Target {
+			ev.OtherDeadlines = append(ev.OtherDeadlines, d)
+		}
+	}
+
+	hist := r.readTranscript()
+	if !r.fire(machines.EvCheck) {
+		return r.decision(VerdictUnknown), nil
+	}
+	r.classify(hist)
+	if !r.fire(machines.EvClassify) {
+		return r.decision(VerdictUnknown), nil
+	}
+
+	rec := ledger.Terminal(ev.Target, ledger.Completed, "", ledger.StopReconstructed, 0)
+	verdict := VerdictCompleted
+	if ev.Verdict.Interrupted {
+		rec = ledger.Terminal(ev.Target, ledger.Interrupted, ledger.CodeDaemonLost, "", 0)
+		verdict = VerdictInterrupted
+	}
+	refetch, _, rerr := r.readLedger()
+	ev.RefetchLen = len(refetch)
+	if rerr != nil {
+		ev.RefetchErr = rerr.Error()
+	}
+	if !r.fire(machines.EvCommit) {
+		return r.decision(VerdictUnknown), nil
+	}
+	rec.At = r.opts.Now()
+	line := ledger.Encode(rec)
+	d := r.decision(verdict)
+	d.Appended, d.Line = &rec, line
+	if r.opts.DryRun {
+		r.tracef("dry run: would append %s", line)
+		d.Trace = r.trace
+		return d, nil
+	}
+	if err := r.store.AppendLedger(r.ctx, r.sid, line); err != nil {
+		d.Appended, d.Line = nil, nil
+		return d, fmt.Errorf("tailproof: append terminal for %s: %w", ev.Target, err)
+	}
+	r.tracef("appended %s", line)
+	d.Trace = r.trace
+	return d, nil
+}
+
+// readTranscript runs the two streaming passes over the active chain: the
+// chain index, then the evidence and api-history folds.
+func (r *reconciler) readTranscript() *apihistory.Fold {
+	ev := r.ev
+	open := func() (io.ReadCloser, error) { return r.store.OpenTranscript(r.ctx, r.sid) }
+	ev.Transcript.MarkerIdx = -1
+	ev.Transcript.Ownership.TargetIdx = -1
+	chain, err := qwen.LoadChain(open, qwen.LoadOptions{MaxLineBytes: r.opts.MaxLineBytes})
+	if err != nil {
+		if errors.Is(err, adapters.ErrNotFound) {
+			ev.Transcript.LoadErr = "transcript missing"
+		} else {
+			ev.Transcript.LoadErr = err.Error()
+		}
+		r.tracef("fold transcript: %s", ev.Transcript.LoadErr)
+		return nil
+	}
+	fold := attribution.New(ev.Target, ev.Admission.TailUUID, ev.Admission.AtFloat())
+	acc := apihistory.New(apihistory.Options{})
+	werr := chain.Walk(open, func(_ int, e events.Event) error {
+		fold.Add(e)
+		return acc.Add(e)
+	})
+	t := fold.Evidence()
+	t.Gaps = len(chain.Gaps)
+	for _, bad := range chain.BadLines {
+		if errors.Is(bad, events.ErrTornTail) {
+			t.TornTail = true
+			continue
+		}
+		if !r.opts.Reference {
+			t.BadLines = append(t.BadLines, bad.Pos.String())
+		}
+	}
+	if chain.Degraded() != "" && !r.opts.Reference {
+		t.Degraded = chain.Degraded()
+	}
+	switch {
+	case werr != nil:
+		t.Loaded, t.LoadErr = false, werr.Error()
+	case t.ChainLen == 0:
+		t.Loaded, t.LoadErr = false, "no conversation records on the active chain"
+	}
+	if r.opts.Reference {
+		t.Ownership = guards.OwnershipEvidence{TargetIdx: -1}
+	}
+	ev.Transcript = t
+	r.tracef("fold transcript: chain %d records, %d gaps, marker %s, last visible %s@%d, after admission %d (visible %d, non-system %d)",
+		t.ChainLen, t.Gaps, markerText(t), orDash(t.LastVisibleType), t.LastVisibleMs, t.AfterAdmission, t.VisibleAfter, t.NonSystemAfter)
+	if o := t.Ownership; o.Active {
+		r.tracef("fold transcript: ownership target record #%d, followed by %q, turn_result %q", o.TargetIdx, o.FollowedBy, o.TurnResult)
+	}
+	return acc
+}
+
+func (r *reconciler) classify(acc *apihistory.Fold) {
+	ev := r.ev
+	if ev.Transcript.Ownership.TurnResult == "completed" {
+		ev.Verdict = guards.Classification{Done: true, Kind: "none", FromTurnResult: true}
+		r.tracef("classify: the transcript's turn_result for %s says completed", ev.Target)
+		return
+	}
+	mode := interruption.Provenance
+	if r.opts.Reference {
+		mode = interruption.ShapeOnly
+	}
+	res := acc.Result()
+	tail := interruption.ClassifiableTail(res, mode)
+	v := interruption.Classify(tail, res.CompletedToolCallIDs)
+	upgrade := v.Kind == interruption.KindNone && interruption.TailHoldsAnyFunctionCall(tail)
+	ev.Verdict = guards.Classification{
+		Done: true, Kind: v.Kind.String(), IdlessUpgrade: upgrade,
+		Interrupted: v.Kind != interruption.KindNone || upgrade, Guessed: tail.Guessed,
+	}
+	r.tracef("classify: %s over %d tail entries (trimmed %d notifications%s)%s", v.Kind, len(tail.Entries), tail.Trimmed,
+		map[bool]string{true: ", by shape", false: ""}[tail.Guessed], map[bool]string{true: ", upgraded: tail holds a functionCall", false: ""}[upgrade])
+}
+
+func markerText(t guards.TranscriptEvidence) string {
+	switch {
+	case t.MarkerUUID == "":
+		return "none"
+	case t.MarkerIdx < 0:
+		return t.MarkerUUID + " (absent)"
+	}
+	return fmt.Sprintf("%s at #%d", t.MarkerUUID, t.MarkerIdx)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// RecentTerminalsTailBytes is the reference's RECENT_TERMINALS_TAIL_BYTES.
+const RecentTerminalsTailBytes = 256 << 10
+
+// RecentTerminals returns the last 64 terminal records, read from the
+// ledger's last 256 KiB exactly as the reference's load response does (the
+// window's first line is always dropped). A missing ledger yields none.
+func RecentTerminals(ctx context.Context, store adapters.LedgerStore, sessionID string) ([]ledger.Record, error) {
+	rc, windowed, err := store.OpenLedgerTail(ctx, sessionID, RecentTerminalsTailBytes)
+	if err != nil {
+		return nil, fmt.Errorf("tailproof: %w: %v", ErrUnreadableLedger, err)
+	}
+	defer rc.Close()
+	recs, _, err := ledger.Read(rc, windowed)
+	if err != nil {
+		return nil, fmt.Errorf("tailproof: %w: %v", ErrUnreadableLedger, err)
+	}
+	v := ledgerview.New()
+	for _, rec := range recs {
+		v.Add(rec)
+	}
+	return v.RecentTerminals(), nil
+}

@@ -1,0 +1,425 @@
+package tailproof
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/tailproof/tailproof/adapters"
+	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/events/ledger"
+)
+
+// The scenario notation (testdata/reconcile/*.txt):
+//
+//	ledger                      one record per line:
+//	IF p1 at=1 [tail=u1]          an in_flight admission
+//	TERM p1 completed [code=x] [stopReason=y] at=2
+//	raw <line>                    a raw line, written as is
+//	torn <text>                   a final fragment without newline
+//
+//	transcript                  one record per line: <uuid> <kind> [args] [options]
+//	u1 user "text"               real_user text          a1 assistant "text"
+//	a1 fc call-1 [name]           model functionCall (id "-" = no id)
+//	r1 fr call-1 [name]           tool_result functionResponse
+//	n1 notification               system notification envelope (Qwen's N)
+//	c1 compression                chat_compression with compressedHistory
+//	s1 slash /help                local slash_command result for /help
+//	t1 title "Later title"        custom_title without provenance
+//	g1 goal_turn_end call-1       goal_turn_end
+//	x1 turn_result p1 completed   turn_result for daemon prompt p1
+//	raw <json> / torn <text>
+//	options: @B+2000 (timestamp; default B+n*1000 for the n-th record), parent=x
+//	(default: the previous record), prov=real_user|system|none, daemon=p1,
+//	goal=goal-1/1/turn-1, delivered
+//
+//	reconcile [reference] [dry-run] [twice] [trace] [now=MS] [admit-during-load=<prompt>@<at>]
+//
+// B is Date.UTC(2026,0,1) = 1767225600000, the reference tests' RECORD_BASE_MS.
+
+const recordBaseMs = 1767225600000
+
+const notificationText = `<task-notification><task-id>agent-1</task-id><status>completed</status><summary>Agent "explore" completed.</summary></task-notification>`
+
+type scenario struct {
+	store *memory.QwenStore
+	sid   string
+}
+
+const scenarioSession = "00000000-0000-4000-8000-000000000001"
+
+func TestReconcileScenarios(t *testing.T) {
+	datadriven.Walk(t, "testdata/reconcile", func(t *testing.T, path string) {
+		var s *scenario
+		reset := func() { s = &scenario{store: memory.NewQwenStore(), sid: scenarioSession} }
+		reset()
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "reset":
+				reset()
+				return ""
+			case "ledger":
+				return s.writeLedger(t, d.Input)
+			case "transcript":
+				return s.writeTranscript(t, d.Input)
+			case "reconcile":
+				return s.reconcile(t, d)
+			case "recent-terminals":
+				recs, err := RecentTerminals(context.Background(), s.store, s.sid)
+				if err != nil {
+					return "error: " + err.Error()
+				}
+				if len(recs) == 0 {
+					return "none"
+				}
+				var b strings.Builder
+				for _, r := range recs {
+					b.WriteString(r.Describe() + "\n")
+				}
+				return b.String()
+			}
+			t.Fatalf("unknown command %q", d.Cmd)
+			return ""
+		})
+	})
+}
+
+func parseMs(t *testing.T, s string) int64 {
+	t.Helper()
+	s = strings.TrimPrefix(s, "@")
+	base := int64(0)
+	switch {
+	case strings.HasPrefix(s, "B"):
+		base, s = recordBaseMs, s[1:]
+	}
+	if s == "" {
+		return base
+	}
+	n, err := strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, 64)
+	if err != nil {
+		t.Fatalf("bad time %q", s)
+	}
+	return base + n
+}
+
+func (s *scenario) paths(t *testing.T) (string, string) {
+	l := s.store.Layout()
+	tp, err := l.TranscriptPath(s.sid, jsonl.Active)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp, err := l.LedgerPath(s.sid, jsonl.Active)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tp, lp
+}
+
+func ledgerLine(t *testing.T, line string) (string, bool) {
+	f := strings.Fields(line)
+	switch f[0] {
+	case "raw":
+		return strings.TrimSpace(strings.TrimPrefix(line, "raw")), false
+	case "torn":
+		return strings.TrimSpace(strings.TrimPrefix(line, "torn")), true
+	}
+	kv := map[string]string{}
+	for _, x := range f[2:] {
+		if k, v, ok := strings.Cut(x, "="); ok {
+			kv[k] = v
+		}
+	}
+	at := parseMs(t, kv["at"])
+	switch f[0] {
+	case "IF":
+		return string(ledger.Encode(ledger.InFlight(f[1], at, kv["tail"]))), false
+	case "TERM":
+		return string(ledger.Encode(ledger.Terminal(f[1], ledger.TerminalState(f[2]), kv["code"], kv["stopReason"], at))), false
+	}
+	t.Fatalf("bad ledger line %q", line)
+	return "", false
+}
+
+func (s *scenario) writeLedger(t *testing.T, input string) string {
+	var b bytes.Buffer
+	for _, line := range strings.Split(strings.TrimSpace(input), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		l, torn := ledgerLine(t, line)
+		b.WriteString(l)
+		if !torn {
+			b.WriteByte('\n')
+		}
+	}
+	_, lp := s.paths(t)
+	if err := s.store.Mem().WriteFile(lp, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return ""
+}
+
+// quoted extracts the first "..." argument (Go-quoted).
+func quoted(t *testing.T, s string) (string, string) {
+	i := strings.IndexByte(s, '"')
+	if i < 0 {
+		return "", s
+	}
+	j := i + 1
+	for ; j < len(s); j++ {
+		if s[j] == '\\' {
+			j++
+			continue
+		}
+		if s[j] == '"' {
+			break
+		}
+	}
+	q, err := strconv.Unquote(s[i : j+1])
+	if err != nil {
+		t.Fatalf("bad quoted text in %q", s)
+	}
+	return q, s[:i] + s[j+1:]
+}
+
+func (s *scenario) writeTranscript(t *testing.T, input string) string {
+	var b bytes.Buffer
+	prev := ""
+	for n, line := range strings.Split(strings.TrimSpace(input), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "raw ") {
+			b.WriteString(strings.TrimPrefix(line, "raw ") + "\n")
+			continue
+		}
+		if strings.HasPrefix(line, "torn ") {
+			b.WriteString(strings.TrimPrefix(line, "torn "))
+			continue
+		}
+		text, rest := quoted(t, line)
+		f := strings.Fields(rest)
+		uuid, kind := f[0], f[1]
+		args := []string{}
+		opts := map[string]string{}
+		for _, x := range f[2:] {
+			switch {
+			case strings.HasPrefix(x, "@"):
+				opts["@"] = x
+			case strings.Contains(x, "="):
+				k, v, _ := strings.Cut(x, "=")
+				opts[k] = v
+			case x == "delivered":
+				opts["delivered"] = "true"
+			default:
+				args = append(args, x)
+			}
+		}
+		ts := recordBaseMs + int64(n+1)*1000
+		if at, ok := opts["@"]; ok {
+			ts = parseMs(t, at)
+		}
+		rec := map[string]any{
+			"uuid": uuid, "parentUuid": nil, "sessionId": "S",
+			"timestamp": time.UnixMilli(ts).UTC().Format("2006-01-02T15:04:05.000Z"),
+			"cwd":       "/w", "version": "1.0.0",
+		}
+		if p, ok := opts["parent"]; ok {
+			rec["parentUuid"] = p
+		} else if prev != "" {
+			rec["parentUuid"] = prev
+		}
+		prov := ""
+		textPart := func(s string) map[string]any { return map[string]any{"text": s} }
+		switch kind {
+		case "user":
+			rec["type"], prov = "user", "real_user"
+			rec["message"] = map[string]any{"role": "user", "parts": []any{textPart(text)}}
+		case "assistant":
+			rec["type"], prov = "assistant", "assistant_output"
+			rec["message"] = map[string]any{"role": "model", "parts": []any{textPart(text)}}
+		case "fc":
+			rec["type"], prov = "assistant", "assistant_output"
+			fc := map[string]any{"name": "run_shell_command", "args": map[string]any{}}
+			if len(args) > 0 && args[0] != "-" {
+				fc["id"] = args[0]
+			}
+			if len(args) > 1 {
+				fc["name"] = args[1]
+			}
+			rec["message"] = map[string]any{"role": "model", "parts": []any{map[string]any{"functionCall": fc}}}
+		case "fr":
+			rec["type"], prov = "tool_result", "tool_result"
+			name := "run_shell_command"
+			if len(args) > 1 {
+				name = args[1]
+			}
+			rec["message"] = map[string]any{"role": "user", "parts": []any{map[string]any{"functionResponse": map[string]any{
+				"id": args[0], "name": name, "response": map[string]any{"output": "ok"}}}}}
+		case "notification":
+			rec["type"], rec["subtype"], prov = "user", "notification", "system"
+			if text == "" {
+				text = notificationText
+			}
+			rec["message"] = map[string]any{"role": "user", "parts": []any{textPart(text)}}
+		case "cron":
+			rec["type"], rec["subtype"], prov = "user", "cron", "system"
+			rec["message"] = map[string]any{"role": "user", "parts": []any{textPart(text)}}
+		case "compression":
+			rec["type"], rec["subtype"], prov = "system", "chat_compression", "system"
+			rec["systemPayload"] = map[string]any{
+				"info":              map[string]any{"originalTokenCount": 100, "newTokenCount": 50, "compressionStatus": 1},
+				"compressedHistory": []any{map[string]any{"role": "user", "parts": []any{textPart("summary")}}},
+			}
+		case "slash":
+			rec["type"], rec["subtype"], prov = "system", "slash_command", "system"
+			rec["systemPayload"] = map[string]any{"phase": "result", "rawCommand": args[0],
+				"outputHistoryItems": []any{map[string]any{"type": "assistant", "text": "Done."}}}
+		case "title":
+			rec["type"], rec["subtype"] = "system", "custom_title"
+			rec["systemPayload"] = map[string]any{"customTitle": text, "titleSource": "manual"}
+		case "goal_turn_end":
+			rec["type"], rec["subtype"], prov = "system", "goal_turn_end", "system"
+			rec["systemPayload"] = map[string]any{"toolCallId": args[0]}
+		case "turn_result":
+			rec["type"], rec["subtype"], prov = "system", "turn_result", "system"
+			p := map[string]any{"promptId": args[0], "state": args[1], "endedAt": ts}
+			if args[1] == "cancelled" {
+				p["cancelledAt"] = ts
+			}
+			rec["systemPayload"] = p
+		default:
+			t.Fatalf("unknown record kind %q", kind)
+		}
+		if p, ok := opts["prov"]; ok {
+			prov = p
+		}
+		if prov != "" && prov != "none" {
+			rec["provenance"] = prov
+		}
+		if d, ok := opts["daemon"]; ok {
+			rec["daemonPromptId"] = d
+		}
+		if g, ok := opts["goal"]; ok {
+			parts := strings.SplitN(g, "/", 3)
+			rev, _ := strconv.Atoi(parts[1])
+			rec["goalContext"] = map[string]any{"goalId": parts[0], "revision": rev, "turnId": parts[2]}
+		}
+		if _, ok := opts["delivered"]; ok {
+			rec["deliveredTurn"] = true
+		}
+		out, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(out)
+		b.WriteByte('\n')
+		prev = uuid
+	}
+	tp, _ := s.paths(t)
+	if err := s.store.Mem().WriteFile(tp, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return ""
+}
+
+// admitDuringLoad appends an admission when the transcript is first opened:
+// the reference test's loadSession override (a prompt admitted while the
+// decision was being made).
+type admitDuringLoad struct {
+	*memory.QwenStore
+	line []byte
+	done bool
+}
+
+func (a *admitDuringLoad) OpenTranscript(ctx context.Context, sid string) (io.ReadCloser, error) {
+	if !a.done {
+		a.done = true
+		if err := a.QwenStore.AppendLedger(ctx, sid, a.line); err != nil {
+			return nil, err
+		}
+	}
+	return a.QwenStore.OpenTranscript(ctx, sid)
+}
+
+func (s *scenario) reconcile(t *testing.T, d *datadriven.TestData) string {
+	opts := Options{Now: func() int64 { return 1900000000000 }}
+	var store adapters.Store = s.store
+	times := 1
+	for _, arg := range d.CmdArgs {
+		switch arg.Key {
+		case "reference":
+			opts.Reference = true
+		case "dry-run":
+			opts.DryRun = true
+		case "twice":
+			times = 2
+		case "trace":
+		case "now":
+			n := parseMs(t, arg.Vals[0])
+			opts.Now = func() int64 { return n }
+		case "admit-during-load":
+			id, at, _ := strings.Cut(arg.Vals[0], "@")
+			l := ledger.Encode(ledger.InFlight(id, parseMs(t, at), ""))
+			store = &admitDuringLoad{QwenStore: s.store, line: l}
+		default:
+			t.Fatalf("unknown reconcile argument %q", arg.Key)
+		}
+	}
+	var out strings.Builder
+	for i := 0; i < times; i++ {
+		if times > 1 {
+			fmt.Fprintf(&out, "run %d:\n", i+1)
+		}
+		dec, err := Reconcile(context.Background(), store, s.sid, opts)
+		if err != nil {
+			fmt.Fprintf(&out, "error: %v\n", err)
+		}
+		fmt.Fprintf(&out, "verdict: %s", dec.Verdict)
+		if dec.Target != "" {
+			fmt.Fprintf(&out, " (target %s)", dec.Target)
+		}
+		out.WriteByte('\n')
+		for _, v := range dec.Vetoes {
+			fmt.Fprintf(&out, "veto %s\n", v)
+		}
+		if dec.Appended != nil {
+			verb := "appended"
+			if opts.DryRun {
+				verb = "would append"
+			}
+			fmt.Fprintf(&out, "%s: %s\n", verb, dec.Line)
+		}
+		if d.HasArg("trace") {
+			for _, line := range dec.Trace {
+				fmt.Fprintf(&out, "  %s\n", line)
+			}
+		}
+	}
+	out.WriteString("ledger after:\n")
+	_, lp := s.paths(t)
+	data, _ := s.store.Mem().ReadFile(lp)
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		rec, err := ledger.Decode([]byte(l))
+		if err != nil {
+			fmt.Fprintf(&out, "  (dropped) %s\n", l)
+			continue
+		}
+		fmt.Fprintf(&out, "  %s\n", rec.Describe())
+	}
+	return out.String()
+}
