@@ -247,6 +247,12 @@ func (l *DSHLog) Append(ctx context.Context, id string, batch []dsh.Record) erro
 		}
 		st.materialized = true
 	} else if err := dshAppendLines(l.fs, path, lines); err != nil {
+		if errors.Is(err, errDSHRollback) {
+			// The file may now end in a fragment of this batch. Forget the
+			// session so the next call adopts it from disk, which cuts the
+			// fragment, instead of appending after it.
+			delete(l.sessions, id)
+		}
 		return err
 	}
 	st.cursor += int64(len(recs))
@@ -625,6 +631,8 @@ func dshWriteTempFrom(fsys vfs.FS, final string, data io.Reader) (string, error)
 	return tmp, nil
 }
 
+var errDSHRollback = errors.New("roll back")
+
 // dshAppendLines appends lines at the end of path and fsyncs; on failure it
 // truncates back to the size before the write, so a retry neither gaps nor
 // duplicates.
@@ -651,7 +659,7 @@ func dshAppendLines(fsys vfs.FS, path string, lines []byte) (err error) {
 		if terr := f.Truncate(before); terr == nil {
 			_ = f.Sync()
 		} else {
-			werr = errors.Join(werr, fmt.Errorf("roll back to %d bytes: %w", before, terr))
+			werr = errors.Join(werr, fmt.Errorf("%w to %d bytes: %w", errDSHRollback, before, terr))
 		}
 		return fmt.Errorf("jsonl: append %s: %w", path, werr)
 	}

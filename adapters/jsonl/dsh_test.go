@@ -419,3 +419,23 @@ func TestDSHList(t *testing.T) {
 		t.Fatalf("bucket is a file: %v", err)
 	}
 }
+
+// When even the rollback of a failed append fails, the file may end in a
+// fragment: the next append must not land after it.
+func TestDSHFailedRollbackIsRepairedBeforeTheNextAppend(t *testing.T) {
+	l := memory.NewDSHLog()
+	l.Create(dshBG, adaptertest.SLMeta("s", "/w"))
+	dshMustAppend(t, l, "s", adaptertest.OneTurnLog()...)
+	path, _ := l.LogPath(dshPtr("/w"), "s")
+	l.Mem().Inject(memory.Fault{Op: memory.OpWrite, Path: path, Torn: 20})
+	l.Mem().Inject(memory.Fault{Op: memory.OpTruncate, Path: path})
+	next := dsh.NewRecord(6, 7, &dsh.TurnStart{Turn: 2, Trigger: dsh.Trigger{Kind: "continuation"}})
+	if err := l.Append(dshBG, "s", []dsh.Record{next}); err == nil {
+		t.Fatal("append succeeded")
+	}
+	dshMustAppend(t, l, "s", next, dsh.NewRecord(7, 8, &dsh.TurnEnd{Turn: 2, Reason: dsh.Reason{Kind: "completed"}}))
+	ls, err := memory.NewDSHLogOn(l.Mem(), memory.DefaultDSHRoot, jsonl.DSHOptions{}).Load(dshBG, "s")
+	if err != nil || len(ls.Events) != 8 {
+		t.Fatalf("%v %d", err, len(ls.Events))
+	}
+}
