@@ -1,0 +1,67 @@
+// Package qwen reads Qwen Code transcripts (<session>.jsonl, one ChatRecord
+// per line) exactly as Qwen Code 0.24.4's SessionService.loadSession does,
+// streaming and with bounded memory.
+//
+// # Lines
+//
+// Codec decodes one physical line into zero or more events (kind
+// "qwen.<type>[/<subtype>]", body *Record), following the reference reader
+// step by step: node:readline line breaks (a lone CR also ends a line),
+// String.trim, JSON.parse of the whole line, and when that fails the `}{`
+// recovery of recoverObjectsFromLine (Qwen #3606), which reads every
+// top-level object it can close on the line. Objects that
+// validateTranscriptRecord skips (bad uuid/parentUuid/sessionId, unknown
+// record type) are not events; the line returns ErrInvalidRecord. A line
+// Qwen reads incompletely returns ErrNotRecord alongside whatever it did
+// recover.
+//
+// # Bodies
+//
+// A Record materializes what decisions read: identity, type and subtype
+// (HasSubtype says the field was a string), provenance, promptId and
+// daemonPromptId, goalContext, the typed payloads of chat_compression,
+// slash_command, goal_turn_end, turn_result, custom_title, notification and
+// cron, and message parts — text (and thoughts) in full, function call and
+// response ids and names. Function arguments, function responses,
+// inline/file data, usageMetadata and toolCallResult are validated and
+// skipped without being copied; DecodeOptions.KeepPayloads keeps each part's
+// raw JSON for callers that must resend it.
+//
+// The scanner is hand-written (scan.go): encoding/json cannot skip a value
+// without buffering or decoding it, and tool output dominates transcripts.
+// It validates every byte it skips to the full JSON grammar, so garbage
+// never decodes as a record. reference_test.go holds an independent
+// encoding/json implementation of the same semantics and
+// FuzzDecodeDifferential checks they agree on every input.
+//
+// # The active chain
+//
+// LoadChain and Chain.Walk rebuild conversation.messages in two streaming
+// passes over a re-openable source. Pass 1 indexes every valid conversation
+// record as 24 bytes (FNV-1a hashes of uuid and parentUuid plus the object
+// index), selects the leaf (the last conversation record), walks parentUuid
+// back from it, and reports gaps, cycles, conflicting fragment parents and
+// lines Qwen would not read completely (BadLines, classified torn tail,
+// corrupt or too long). Pass 2 (Walk) decodes the file again and hands each
+// chain record to the caller in chain order, checking every link with the
+// real uuid strings — a hash collision is reported (DiagHashCollision,
+// ErrHashCollision), never followed. When chain order is file order and no
+// uuid has fragments (the normal case) Walk streams; otherwise it holds the
+// chain's records, decoded without payloads, until the end of the file, then
+// aggregates fragments (parts concatenated, greatest timestamp) and emits
+// them. Chain.Degraded says why a chain may not be the real conversation.
+//
+// ChainOf does the same in memory for already decoded events.
+//
+// # Known deviations from the reference
+//
+//   - A line longer than LoadOptions.MaxLineBytes is not read (Qwen has no
+//     limit); it is a BadLine and degrades the chain.
+//   - Timestamps: the ECMAScript date-time format is parsed as V8 does;
+//     V8's legacy fallback formats ("Jan 2 2026") count as invalid, and a
+//     date-time without an offset is read as UTC instead of local time.
+//   - Invalid UTF-8 becomes one U+FFFD per bad byte (Node's decoder
+//     replaces maximal subparts), and a lone surrogate escape becomes U+FFFD.
+//   - JavaScript string comparison is by UTF-16 code units; jsLess
+//     reproduces it for the timestamp aggregation.
+package qwen
