@@ -230,7 +230,11 @@ type entry struct {
 	ord  uint32 // object index
 }
 
-// uuidHash is FNV-1a; 0 is reserved for "no parent". Collisions are
+// emptyParent stands for parentUuid "": a root like null, but a different
+// value when fragments' parents are compared.
+const emptyParent = 1
+
+// uuidHash is FNV-1a; 0 and 1 are reserved for null and "" parents. Collisions are
 // possible (and can be forced by a hostile file): Walk verifies every link
 // with the real strings.
 func uuidHash(s string) uint64 {
@@ -239,8 +243,8 @@ func uuidHash(s string) uint64 {
 		h ^= uint64(s[i])
 		h *= 1099511628211
 	}
-	if h == 0 {
-		h = 1
+	if h <= emptyParent {
+		h += 2
 	}
 	return h
 }
@@ -314,9 +318,12 @@ func LoadChain(open func() (io.ReadCloser, error), opts LoadOptions) (*Chain, er
 			if idx > int(^uint32(0)) {
 				return fmt.Errorf("qwen: %s: more than 2^32 records", pos)
 			}
-			var ph uint64
-			if r.ParentUUID != "" {
+			var ph uint64 // 0: null
+			switch {
+			case r.ParentUUID != "":
 				ph = uuidHash(r.ParentUUID)
+			case !r.ParentNull:
+				ph = emptyParent
 			}
 			entries = append(entries, entry{u: uuidHash(r.UUID), p: ph, ord: uint32(idx)})
 			leafOrd = idx
@@ -392,7 +399,7 @@ func LoadChain(open func() (io.ReadCloser, error), opts LoadOptions) (*Chain, er
 		visited[idx>>6] |= 1 << uint(idx&63)
 		chain = append(chain, uint32(idx))
 		ph := entries[idx].p
-		if ph == 0 {
+		if ph == 0 || ph == emptyParent {
 			break
 		}
 		next := find(ph)
@@ -723,7 +730,7 @@ func ChainOf(evs []events.Event) ([]events.Event, *Chain, error) {
 		if !isConversation(it.rec) {
 			continue
 		}
-		if f, ok := frags[it.rec.UUID]; ok && f[0].Body.(*Record).ParentUUID != it.rec.ParentUUID {
+		if f, ok := frags[it.rec.UUID]; ok && !sameParent(f[0].Body.(*Record), it.rec) {
 			c.Diagnostics = append(c.Diagnostics, Diagnostic{Code: DiagConflictingParent,
 				Message: "Duplicate transcript record fragments disagree on parentUuid.", AffectsCompleteness: true,
 				RecordIndex: it.idx, RecordID: it.rec.UUID, Path: "parentUuid"})
@@ -765,4 +772,8 @@ func ChainOf(evs []events.Event) ([]events.Event, *Chain, error) {
 	}
 	c.Len = len(out)
 	return out, c, nil
+}
+
+func sameParent(a, b *Record) bool {
+	return a.ParentUUID == b.ParentUUID && a.ParentNull == b.ParentNull
 }

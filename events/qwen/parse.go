@@ -112,6 +112,7 @@ func (p *recordParser) parseObject(b []byte, whole bool) (*parsed, error) {
 	}
 	rec.UUID = str(f.uuid)
 	rec.ParentUUID = str(f.parent)
+	rec.ParentNull = f.parent.kind == jNull
 	rec.SessionID = str(f.session)
 	rec.Type = str(f.typ)
 	rec.Subtype = str(f.subtype)

@@ -51,7 +51,11 @@ var KnownSubtypes = []string{
 // unless DecodeOptions.KeepPayloads asks for them.
 type Record struct {
 	UUID       string
-	ParentUUID string // "" for a root (parentUuid null) or when absent
+	ParentUUID string // "" for a root (parentUuid null or "")
+	// ParentNull is true when parentUuid was JSON null. Both null and ""
+	// make a root, but fragments with null and "" disagree on their parent
+	// (JavaScript null !== "").
+	ParentNull bool
 	SessionID  string
 	Timestamp  string // as written (ISO 8601)
 	TimeMs     int64  // Date.parse(Timestamp)

@@ -199,7 +199,7 @@ func refArray(m json.RawMessage) []json.RawMessage {
 func refRecord(b []byte, start int, opts DecodeOptions) *parsed {
 	o := refObject(b)
 	r := &Record{
-		UUID: refStr(o["uuid"]), ParentUUID: refStr(o["parentUuid"]), SessionID: refStr(o["sessionId"]),
+		UUID: refStr(o["uuid"]), ParentUUID: refStr(o["parentUuid"]), ParentNull: refKind(o["parentUuid"]) == jNull, SessionID: refStr(o["sessionId"]),
 		Type: refStr(o["type"]), Subtype: refStr(o["subtype"]), HasSubtype: refKind(o["subtype"]) == jString,
 		Cwd: refStr(o["cwd"]), Provenance: refStr(o["provenance"]), PromptID: refStr(o["promptId"]),
 		DeliveredTurn: refKind(o["deliveredTurn"]) == jTrue,
