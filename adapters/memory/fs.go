@@ -448,8 +448,8 @@ func (m *FS) Stat(name string) (fs.FileInfo, error) {
 	return info{name: path.Base(clean(name)), n: n, size: int64(len(n.data))}, nil
 }
 
-// Rename moves an entry, replacing a file (or empty directory) at newpath as
-// rename(2) does. Neither directory's change is durable until SyncDir.
+// Rename moves an entry, replacing a file at newpath, with os.Rename's
+// rules (an existing directory is never replaced). Neither directory's change is durable until SyncDir.
 func (m *FS) Rename(oldpath, newpath string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -457,33 +457,34 @@ func (m *FS) Rename(oldpath, newpath string) error {
 	if err := m.gate(OpRename, oldpath); err != nil {
 		return le(err)
 	}
+	// rename(2) resolves both parent directories before it looks the
+	// source up, so a bad target directory wins over a missing source.
 	od, ob, err := m.parent(oldpath)
 	if err != nil {
 		return le(err)
-	}
-	n, ok := od.entries[ob]
-	if !ok {
-		return le(fs.ErrNotExist)
 	}
 	nd, nb, err := m.parent(newpath)
 	if err != nil {
 		return le(err)
 	}
-	if clean(oldpath) == clean(newpath) {
-		return nil
+	t, exists := nd.entries[nb]
+	n, ok := od.entries[ob]
+	if !ok {
+		return le(fs.ErrNotExist)
+	}
+	if exists && t.dir {
+		// vfs.OS is os.Rename, which refuses any existing directory as the
+		// target (even the source itself) with EEXIST.
+		return le(fs.ErrExist)
+	}
+	if exists && t == n {
+		return nil // same path, or two links to one file: rename(2) does nothing
 	}
 	if n.dir && strings.HasPrefix(clean(newpath)+"/", clean(oldpath)+"/") {
 		return le(syscall.EINVAL)
 	}
-	if t, ok := nd.entries[nb]; ok {
-		switch {
-		case t.dir && !n.dir:
-			return le(syscall.EISDIR)
-		case !t.dir && n.dir:
-			return le(syscall.ENOTDIR)
-		case t.dir && len(t.entries) > 0:
-			return le(syscall.ENOTEMPTY)
-		}
+	if exists && n.dir {
+		return le(syscall.ENOTDIR)
 	}
 	delete(od.entries, ob)
 	nd.entries[nb] = n
@@ -501,15 +502,15 @@ func (m *FS) Link(oldpath, newpath string) error {
 	if err != nil {
 		return le(err)
 	}
-	if n.dir {
-		return le(syscall.EPERM)
-	}
 	nd, nb, err := m.parent(newpath)
 	if err != nil {
 		return le(err)
 	}
 	if _, ok := nd.entries[nb]; ok {
-		return le(fs.ErrExist)
+		return le(fs.ErrExist) // link(2) reports EEXIST before refusing a directory
+	}
+	if n.dir {
+		return le(syscall.EPERM)
 	}
 	nd.entries[nb] = n
 	return nil
