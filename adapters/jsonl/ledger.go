@@ -267,7 +267,10 @@ func (s *QwenStore) syncDirChain(dir string) error {
 // session's active ledger (see adapters.LedgerStore). Concurrent appenders in
 // this process share fsyncs (group commit); other processes are excluded by
 // a lock on <id>.ledger.lock. An error means the line may or may not be in
-// the file; it is never reported durable when it is not.
+// the file; it is never reported durable when it is not. ctx is checked
+// before the line is queued; once queued, the append runs to completion
+// (bounded by the I/O), because abandoning it would leave the caller unsure
+// of a record that may already be on disk.
 func (s *QwenStore) AppendLedger(ctx context.Context, sessionID string, line []byte) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("jsonl: append ledger: %w", err)
