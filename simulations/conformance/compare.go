@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,6 +46,9 @@ type Outcome struct {
 	// RefMismatch describes how Reference mode differs from the reference
 	// ("" when it agrees exactly). Any mismatch is a tailproof bug.
 	RefMismatch string
+	// Known names the known reference-mode bug (see KnownMismatches) the
+	// mismatch is, "" when it is new.
+	Known string
 	// DefAgrees: default mode reached the reference's verdict and record.
 	DefAgrees bool
 	// Category is the deliberate difference a default-mode disagreement
@@ -56,7 +60,7 @@ type Outcome struct {
 
 // Failed reports whether the outcome breaks conformance.
 func (o *Outcome) Failed() bool {
-	return o.RefMismatch != "" || (!o.DefAgrees && o.Category == "")
+	return (o.RefMismatch != "" && o.Known == "") || (!o.DefAgrees && o.Category == "")
 }
 
 // nowMs is the clock both tailproof modes see; `at` is never compared.
@@ -153,6 +157,9 @@ func Compare(ctx context.Context, scratch string, s Scenario, js JSResult) *Outc
 		mism = append(mism, fmt.Sprintf("appended: tailproof %q (verdict %s), reference %q", got, o.Ref.Verdict, want))
 	}
 	o.RefMismatch = strings.Join(mism, "; ")
+	if o.RefMismatch != "" {
+		o.Known = knownMismatch(o)
+	}
 
 	var defAdded string
 	o.Def, _, _, o.DefErr = runTailproof(ctx, defDir, s, false, true)
@@ -162,6 +169,14 @@ func Compare(ctx context.Context, scratch string, s Scenario, js JSResult) *Outc
 	jsLine := ""
 	if js.Appended != nil {
 		jsLine = js.Line
+	}
+	if o.Known != "" {
+		// A known reference-mode bug affects both modes alike: judge the
+		// default mode against reference mode instead.
+		jsLine = ""
+		if o.Ref.Appended != nil {
+			jsLine = string(o.Ref.Line)
+		}
 	}
 	o.DefAgrees = o.DefErr == nil && normalizeAt(defAdded) == normalizeAt(jsLine)
 	if !o.DefAgrees {
@@ -280,4 +295,53 @@ func subset(xs, of []string) bool {
 		}
 	}
 	return true
+}
+
+// KnownMismatches are reference-mode disagreements found by this harness,
+// saved under testdata/disagreements/ and reported to the owners of the
+// reconciler. While one is open, matching scenarios are counted under its
+// name instead of failing the run; remove the entry when it is fixed (the
+// saved scenario then agrees, and TestSavedDisagreements says so).
+var KnownMismatches = map[string]string{
+	"K1-workspace-check": "loadSession returns nothing when the transcript's first record's cwd is not the session service's workspace (getProjectHash), so the reference appends nothing; tailproof does not check the workspace",
+}
+
+// knownMismatch matches a reference-mode mismatch against KnownMismatches.
+func knownMismatch(o *Outcome) string {
+	if o.JS.Appended == nil && o.Ref.Appended != nil && o.Scenario.Transcript != nil {
+		cwd, ok := firstRecordCwd(*o.Scenario.Transcript)
+		if !ok || (cwd != o.Scenario.Cwd && !worktreeOf(cwd, o.Scenario.Cwd)) {
+			return "K1-workspace-check"
+		}
+	}
+	return ""
+}
+
+// firstRecordCwd is the cwd of the first JSON object in the transcript, as
+// the reference's line reader finds it (ok false: no string cwd).
+func firstRecordCwd(t string) (string, bool) {
+	for _, line := range strings.FieldsFunc(t, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		line = strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
+		if line == "" {
+			continue
+		}
+		var v any
+		if json.Unmarshal([]byte(line), &v) != nil {
+			continue
+		}
+		m, isObj := v.(map[string]any)
+		if !isObj {
+			continue
+		}
+		cwd, ok := m["cwd"].(string)
+		return cwd, ok
+	}
+	return "", false
+}
+
+// worktreeOf: Qwen accepts a record cwd inside <workspace>/.qwen/worktrees/.
+func worktreeOf(cwd, workspace string) bool {
+	const marker = "/.qwen/worktrees/"
+	i := strings.LastIndex(cwd, marker)
+	return i > 0 && cwd[:i] == workspace
 }

@@ -35,8 +35,9 @@ type Report struct {
 	// Reference verdicts: what the real implementation did.
 	JSAppended map[string]int `json:"reference_appended"` // completed | interrupted | nothing
 
-	RefAgree    int `json:"reference_mode_agree"`
-	RefMismatch int `json:"reference_mode_mismatch"`
+	RefAgree    int            `json:"reference_mode_agree"`
+	RefKnown    map[string]int `json:"reference_mode_known_bugs"`
+	RefMismatch int            `json:"reference_mode_mismatch"`
 
 	DefAgree     int            `json:"default_mode_agree"`
 	PerCategory  map[string]int `json:"default_mode_differences"`
@@ -47,6 +48,23 @@ type Report struct {
 	Failures []*Outcome     `json:"-"`
 	// Examples keeps the first scenario id of each category.
 	Examples map[string]string `json:"examples"`
+}
+
+// ScratchBase is where scratch directories go: $TAILPROOF_SCRATCH, else
+// /dev/shm when it exists (the durable store fsyncs every append, which a
+// disk makes the slowest part of a run), else the system temp dir.
+func ScratchBase() string {
+	if d := os.Getenv("TAILPROOF_SCRATCH"); d != "" {
+		return d
+	}
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if f, err := os.CreateTemp("/dev/shm", "tailproof-probe-"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "/dev/shm"
+		}
+	}
+	return os.TempDir()
 }
 
 // OK reports whether the run found no failure.
@@ -64,7 +82,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	scratch := cfg.Scratch
 	if scratch == "" {
-		d, err := os.MkdirTemp("", "tailproof-conformance-")
+		d, err := os.MkdirTemp(ScratchBase(), "tailproof-conformance-")
 		if err != nil {
 			return nil, fmt.Errorf("conformance: %w", err)
 		}
@@ -77,7 +95,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer node.Close()
 
-	rep := &Report{Seed: cfg.Seed, Version: node.Version, JSAppended: map[string]int{}, PerCategory: map[string]int{},
+	rep := &Report{Seed: cfg.Seed, Version: node.Version, JSAppended: map[string]int{}, RefKnown: map[string]int{}, PerCategory: map[string]int{},
 		Features: map[string]int{}, Examples: map[string]string{}}
 	for _, c := range Categories {
 		rep.PerCategory[c] = 0
@@ -140,9 +158,15 @@ func (r *Report) add(o *Outcome) {
 	default:
 		r.JSAppended[fmt.Sprint(o.JS.Appended["terminal"])]++
 	}
-	if o.RefMismatch == "" {
+	switch {
+	case o.RefMismatch == "":
 		r.RefAgree++
-	} else {
+	case o.Known != "":
+		r.RefKnown[o.Known]++
+		if _, ok := r.Examples[o.Known]; !ok {
+			r.Examples[o.Known] = o.Scenario.ID
+		}
+	default:
 		r.RefMismatch++
 	}
 	switch {
@@ -165,7 +189,10 @@ func (r *Report) add(o *Outcome) {
 func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "conformance against @qwen-code/qwen-code@%s: %d scenarios, seed %d, %s\n", r.Version, r.Runs, r.Seed, r.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "reference appended: %s\n", tally(r.JSAppended))
-	fmt.Fprintf(w, "reference mode: %d agree, %d disagree\n", r.RefAgree, r.RefMismatch)
+	fmt.Fprintf(w, "reference mode: %d agree, %d known bugs, %d new disagreements\n", r.RefAgree, sum(r.RefKnown), r.RefMismatch)
+	for _, k := range sortedKeys(r.RefKnown) {
+		fmt.Fprintf(w, "  %-24s %d (e.g. %s)\n", k, r.RefKnown[k], r.Examples[k])
+	}
 	fmt.Fprintf(w, "default mode:   %d agree, %d deliberate differences, %d unclassified\n", r.DefAgree, sum(r.PerCategory), r.Unclassified)
 	for _, c := range Categories {
 		ex := ""
@@ -217,6 +244,15 @@ func tally(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 func sum(m map[string]int) int {
 	n := 0
 	for _, v := range m {
@@ -232,7 +268,7 @@ func (o *Outcome) Describe() string {
 	s := o.Scenario
 	fmt.Fprintf(&b, "scenario %s (session %s, cwd %s) [%s]\n", s.ID, s.SessionID, s.Cwd, strings.Join(s.Features, " "))
 	if o.RefMismatch != "" {
-		fmt.Fprintf(&b, "REFERENCE MODE DISAGREES: %s\n", o.RefMismatch)
+		fmt.Fprintf(&b, "REFERENCE MODE DISAGREES%s: %s\n", map[bool]string{true: " (known " + o.Known + ")", false: ""}[o.Known != ""], o.RefMismatch)
 	} else if !o.DefAgrees {
 		fmt.Fprintf(&b, "default mode: %s — %s\n", orText(o.Category, "UNCLASSIFIED"), o.Why)
 	}

@@ -132,7 +132,7 @@ func StartNode(ctx context.Context) (*Node, error) {
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, bin, script)
-	cmd.Env = append(os.Environ(), "TAILPROOF_QWEN_PKG="+pkg)
+	cmd.Env = append(os.Environ(), "TAILPROOF_QWEN_PKG="+pkg, "TAILPROOF_SCRATCH="+ScratchBase())
 	stderr := &limitedWriter{n: 1 << 20}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()

@@ -408,7 +408,8 @@ func (g *gen) terminal(prompt string) {
 func (g *gen) scenario(id string) Scenario {
 	g.features = map[string]bool{}
 	g.sid = fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", g.r.Uint32(), g.r.IntN(1<<16), g.r.IntN(1<<12), g.r.IntN(1<<12), g.r.Uint64()&(1<<48-1))
-	g.cwd = g.pick("/work/project", "/home/u/repo", "/srv/app-1")
+	g.cwd = g.pick("/work/project", "/home/u/repo", "/srv/app-1", "/work/project", "/home/u/repo", "/srv/app-1",
+		"/home/u/my project", "/tmp/a.b_c", "/home/ü/projet", "/home/u/😀x")
 	g.clock = recordBaseMs + int64(g.r.IntN(100000))
 	g.identity = g.p(0.35)
 	if g.identity {
@@ -450,7 +451,11 @@ func (g *gen) scenario(id string) Scenario {
 	}
 
 	g.noiseLedger()
-	s := Scenario{ID: id, SessionID: g.sid, Cwd: g.cwd, Ledger: strings.Join(g.ledger, "\n") + "\n"}
+	ledgerLines, crlf, loneCR, bom := g.ledger, false, false, false
+	if g.p(0.25) {
+		ledgerLines, crlf, loneCR, bom = g.perturb(ledgerPerturbations, ledgerLines)
+	}
+	s := Scenario{ID: id, SessionID: g.sid, Cwd: g.cwd, Ledger: g.join(ledgerLines, crlf, loneCR, bom)}
 	if g.p(0.05) {
 		s.Ledger = strings.TrimSuffix(s.Ledger, "\n")
 		g.feature("ledger-unterminated")
@@ -514,16 +519,17 @@ func (g *gen) transcript() (string, bool) {
 		glued := lines[i-1] + lines[i]
 		lines = append(append(append([]string{}, lines[:i-1]...), glued), lines[i+1:]...)
 	}
-	out := strings.Join(lines, "\n")
-	if len(lines) > 0 {
-		out += "\n"
+	crlf, loneCR, bom := false, false, false
+	if g.p(0.35) {
+		lines, crlf, loneCR, bom = g.perturb(transcriptPerturbations, lines)
 	}
+	out := g.join(lines, crlf, loneCR, bom)
 	if g.p(0.07) {
 		g.feature("transcript-torn-tail")
 		if len(lines) > 0 && g.p(0.5) {
 			// The last record itself was cut mid-write.
 			last := lines[len(lines)-1]
-			out = strings.TrimSuffix(out, last+"\n") + last[:len(last)/2]
+			out = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(out, "\n"), "\r"), last) + last[:len(last)/2]
 		} else {
 			out += `{"uuid":"ab12`
 		}
