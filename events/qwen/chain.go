@@ -170,7 +170,11 @@ func (c *Chain) Degraded() string {
 	return ""
 }
 
-// conversation is isTranscriptConversationRecord.
+// IsConversationRecord is Qwen's isTranscriptConversationRecord: every
+// record except system artifact, sources-snapshot and managed-session
+// records. Only conversation records can be the leaf or be on the chain.
+func IsConversationRecord(r *Record) bool { return isConversation(r) }
+
 func isConversation(r *Record) bool {
 	if r.Type != TypeSystem || !r.HasSubtype {
 		return true

@@ -145,3 +145,46 @@ func TestLoadChainOpenError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// FuzzLoadChain: any file goes through both passes without panicking, and
+// the streaming chain equals the in-memory one built from the codec's events.
+func FuzzLoadChain(f *testing.F) {
+	f.Add([]byte(strings.Join(fuzzSeeds, "\n")))
+	f.Add([]byte(`{"uuid":"a","parentUuid":"c","sessionId":"S","type":"user"}
+{"uuid":"b","parentUuid":"a","sessionId":"S","type":"user"}{"uuid":"a","parentUuid":null,"sessionId":"S","type":"assistant"}
+{"uuid":"c","parentUuid":"b","sessionId":"S","type":"user"}`))
+	f.Fuzz(func(t *testing.T, file []byte) {
+		open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file)), nil }
+		var evs []events.Event
+		for ev, err := range events.Decode(bytes.NewReader(file), Codec{}, events.Options{}) {
+			if err == nil {
+				evs = append(evs, ev)
+			}
+		}
+		mem, mc, memErr := ChainOf(evs)
+		c, err := LoadChain(open, LoadOptions{})
+		if (err != nil) != (memErr != nil) {
+			t.Fatalf("LoadChain err %v, ChainOf err %v", err, memErr)
+		}
+		if err != nil {
+			return
+		}
+		var walked []string
+		if err := c.Walk(open, func(i int, ev events.Event) error {
+			walked = append(walked, ev.Describe())
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var memd []string
+		for _, ev := range mem {
+			memd = append(memd, ev.Describe())
+		}
+		if d := cmp.Diff(memd, walked); d != "" {
+			t.Fatalf("walk differs from ChainOf (-mem +walk):\n%s", d)
+		}
+		if d := cmp.Diff(mc.Gaps, c.Gaps); d != "" || mc.Cycle != c.Cycle {
+			t.Fatalf("gaps/cycle differ: %s %q %q", d, mc.Cycle, c.Cycle)
+		}
+	})
+}

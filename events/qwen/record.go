@@ -33,7 +33,10 @@ const (
 
 // KnownSubtypes is the ChatRecord subtype union of Qwen Code (chatRecordingService.ts
 // @015346f1) plus turn_attempt and code_mode_tool_result, which the api-history
-// accumulator matches by name.
+// accumulator matches by name. Qwen 0.24.4's validator knows a narrower set
+// (no session_notes, session_execution_engine, session_approval_mode,
+// user_text_elements, turn_attempt, code_mode_tool_result); records with
+// those subtypes are kept with an unknown_record_or_part diagnostic.
 var KnownSubtypes = []string{
 	"session_notes", "chat_compression", "slash_command", "ui_telemetry", "at_command",
 	"attribution_snapshot", "notification", "background_task_completed", "cron",
