@@ -603,14 +603,27 @@ func (m *FS) SyncDir(name string) error {
 }
 
 // Lock is an in-process exclusive lock keyed by path. Like the OS
-// implementation it creates the lock file; unlike flock it is released by
-// Crash (the process holding it died).
+// implementation it creates the lock file and its parent directories;
+// unlike flock it is released by Crash (the process holding it died).
 func (m *FS) Lock(name string) (vfs.Unlocker, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	pe := func(err error) error { return &fs.PathError{Op: "lock", Path: name, Err: err} }
 	if err := m.gate(OpLock, name); err != nil {
 		return nil, pe(err)
+	}
+	// Like vfs.OS, create missing parent directories (0700, not durable).
+	parts := split(name)
+	d := m.root
+	for _, c := range parts[:max(len(parts)-1, 0)] {
+		n, ok := d.entries[c]
+		if !ok {
+			n = newDir(0o700)
+			d.entries[c] = n
+		} else if !n.dir {
+			return nil, pe(syscall.ENOTDIR)
+		}
+		d = n
 	}
 	dir, base, err := m.parent(name)
 	if err != nil {

@@ -333,3 +333,18 @@ func TestDurableFile(t *testing.T) {
 		t.Fatalf("unsynced entry durable: %v", err)
 	}
 }
+
+func TestLockCreatesParents(t *testing.T) {
+	m := memory.NewFS()
+	l, err := m.Lock("/a/b/c.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	if st, err := m.Stat("/a/b"); err != nil || !st.IsDir() || st.Mode().Perm() != 0o700 {
+		t.Fatalf("parent = %v, %v", st, err)
+	}
+	if _, err := m.Lock("/a/b/c.lock/x"); err == nil {
+		t.Fatal("lock under a file succeeded")
+	}
+}
