@@ -142,13 +142,21 @@ func ParseRecord(line []byte) (Record, error) {
 
 // strictUnmarshal separates "not JSON at all" from "JSON of the wrong shape".
 func strictUnmarshal(line []byte, v any) error {
-	if !json.Valid(line) {
-		return ErrNotJSON
-	}
-	if t := bytes.TrimLeft(line, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+	t := bytes.TrimLeft(line, " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		if !json.Valid(line) {
+			return ErrNotJSON
+		}
 		return errors.New("not a JSON object")
 	}
-	return json.Unmarshal(line, v)
+	// Unmarshal validates the whole input before decoding, so a syntax
+	// error here means the line is not JSON at all.
+	err := json.Unmarshal(line, v)
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return ErrNotJSON
+	}
+	return err
 }
 
 // wholeNumber accepts an integer-valued JSON number that fits int64 exactly
