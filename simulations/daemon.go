@@ -1,0 +1,683 @@
+package simulations
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/events/ledger"
+)
+
+// Source is the randomness the model draws from: a seeded *rand.Rand in
+// runs, rapid's draws in property tests (so a failure shrinks to a minimal
+// interleaving). IntN returns a value in [0, n).
+type Source interface {
+	IntN(n int) int
+}
+
+// Truth is what really happened to a prompt, known only to the model.
+type Truth uint8
+
+const (
+	TruthNeverStarted Truth = iota // queued (admitted) when the process died
+	TruthInterrupted               // dispatched; the crash cut its turn
+	TruthCompleted                 // its turn finished (the terminal may not have reached the ledger)
+	TruthErrored                   // its turn ended in an error
+	TruthCancelled                 // cancelled while queued
+	TruthDeadline                  // settled by the prompt deadline; its agent kept writing
+)
+
+var truthNames = [...]string{"never-started", "interrupted", "completed", "errored", "cancelled", "deadline-exceeded"}
+
+func (t Truth) String() string { return truthNames[t] }
+
+// Version is what a daemon version writes. Older daemons write neither the
+// tail marker nor prompt identity; newer ones write both, and turn_result.
+type Version struct {
+	Name       string
+	Marker     bool // in_flight carries tailUuid
+	Identity   bool // the prompt's user record carries daemonPromptId
+	TurnResult bool // a turn_result system record at settle
+}
+
+// Versions are the daemon versions the model runs, oldest first.
+var Versions = []Version{
+	{Name: "plain"},
+	{Name: "marker", Marker: true},
+	{Name: "identity", Marker: true, Identity: true, TurnResult: true},
+}
+
+// Profile weights the model's actions; a scenario's class is its profile
+// and daemon version.
+type Profile struct {
+	Name string
+	// Weights of the actions, indexed by action.
+	W [numActions]int
+	// Clock: percent of ticks that do not advance, and that step back.
+	EqualPct, BackPct int
+	// Crash kind percents: power loss (unsynced bytes lost or torn) and a
+	// crash in the middle of a ledger append; the rest are process kills
+	// (page cache survives).
+	PowerPct, TornLedgerPct int
+	// Restarts: how many crashes before the final one, at most.
+	MaxRestarts int
+	// Percent of restarts that reconcile with tailproof's rules (the rest
+	// skip reconciliation, as a restore that bypassed it).
+	ReconcileOnRestartPct int
+	// Per-turn shape.
+	ErrPct, SlashPct, NoIDPct int
+}
+
+type action uint8
+
+const (
+	actAdmit action = iota
+	actDispatch
+	actStep
+	actCancel
+	actDeadline
+	actWedged
+	actBackground
+	actCompress
+	actTitle
+	actWriteback
+	actArchive
+	actRestart
+	numActions
+)
+
+var actionNames = [numActions]string{"admit", "dispatch", "step", "cancel", "deadline", "wedged-step",
+	"background", "compress", "title", "writeback", "archive-cycle", "crash-restart"}
+
+func (a action) String() string { return actionNames[a] }
+
+// prompt is one admitted prompt and what the model knows about it.
+type prompt struct {
+	id         string
+	at         int64
+	truth      Truth
+	dispatched bool
+	finished   bool // its turn finished (final record written)
+	final      int  // index into d.recs of its final record (-1: none)
+	lost       bool // finished, but a crash lost or corrupted its final record
+	settled    bool // a terminal was acknowledged by the ledger
+	dead       bool // the process that ran it died
+}
+
+type stepKind uint8
+
+const (
+	stUser stepKind = iota
+	stSlashUser
+	stSlashResult
+	stNotification
+	stCron
+	stCall
+	stResult
+	stText
+	stError
+	stTurnResult
+	stTerminal
+)
+
+type step struct {
+	kind  stepKind
+	calls []string
+	state string // turn_result / terminal state
+}
+
+// turn is a running agent turn: a prompt's, or a background one (p == nil).
+type turn struct {
+	p     *prompt
+	steps []step
+}
+
+// recInfo locates one transcript record in the file as the model wrote it.
+type recInfo struct {
+	uuid       string
+	start, end int64 // byte range including the newline
+	glued      bool  // written after a torn fragment: unreadable unless the fragment was a whole object
+}
+
+// Daemon is the model of one Qwen-style agent daemon process serving one
+// session, restarted after every crash over the same filesystem.
+type Daemon struct {
+	ctx     context.Context
+	src     Source
+	prof    *Profile
+	ver     Version
+	sid     string
+	mem     *memory.FS
+	store   *memory.QwenStore
+	tpath   string
+	lpath   string
+	tf      vfs.File
+	clock   int64
+	seq     int
+	prompts []*prompt
+	byID    map[string]*prompt
+	queue   []*prompt
+	running *turn
+	bg      *turn
+	wedged  []*turn
+	recs    []recInfo
+	size    int64 // transcript bytes written (page cache)
+	endsNL  bool  // transcript ends with a newline (or is empty)
+	last    string
+	acked   [][]byte // ledger lines whose append returned nil, in order
+	crashes int
+	armed   bool // a torn ledger append is armed
+	trace   []string
+	buf     []byte
+	// Violations found while running (restart reconciliations).
+	violations []string
+	restartRec restartStats
+}
+
+type restartStats struct{ decided, wrong int }
+
+// SessionID is the session every model daemon serves.
+const SessionID = "00000000-0000-4000-8000-00000000517a"
+
+func newDaemon(ctx context.Context, src Source, prof *Profile, ver Version) *Daemon {
+	d := &Daemon{ctx: ctx, src: src, prof: prof, ver: ver, sid: SessionID, clock: recordBaseMs,
+		byID: map[string]*prompt{}, endsNL: true}
+	d.store = memory.NewQwenStore()
+	d.mem = d.store.Mem()
+	d.tpath, _ = d.store.Layout().TranscriptPath(d.sid, jsonl.Active)
+	d.lpath, _ = d.store.Layout().LedgerPath(d.sid, jsonl.Active)
+	return d
+}
+
+func (d *Daemon) tracef(format string, args ...any) {
+	if d.trace != nil {
+		d.trace = append(d.trace, fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *Daemon) pct(p int) bool { return p > 0 && d.src.IntN(100) < p }
+
+// tick moves the daemon's clock: usually forward, sometimes not at all
+// (equal milliseconds), sometimes backward (an NTP step).
+func (d *Daemon) tick() {
+	switch r := d.src.IntN(100); {
+	case r < d.prof.EqualPct:
+	case r < d.prof.EqualPct+d.prof.BackPct:
+		d.clock -= int64(1 + d.src.IntN(120_000))
+		d.tracef("clock steps back to B%+d", d.clock-recordBaseMs)
+	default:
+		d.clock += int64(1 + d.src.IntN(1500))
+	}
+}
+
+func (d *Daemon) newUUID() string {
+	d.seq++
+	return "r" + strconv.Itoa(d.crashes) + "-" + strconv.Itoa(d.seq)
+}
+
+// write appends one record to the transcript the way Qwen's writer does:
+// one write of the line and its newline, no fsync, no torn-tail seal.
+func (d *Daemon) write(r *rec) error {
+	r.uuid, r.parent, r.ms = d.newUUID(), d.last, d.clock
+	if d.tf == nil {
+		if err := d.mem.MkdirAll(filepath.Dir(d.tpath), 0o700); err != nil {
+			return fmt.Errorf("simulations: mkdir chats: %w", err)
+		}
+		f, err := d.mem.OpenFile(d.tpath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("simulations: open transcript: %w", err)
+		}
+		d.tf = f
+	}
+	d.buf = encode(d.buf[:0], d.sid, r)
+	if _, err := d.tf.Write(d.buf); err != nil {
+		return fmt.Errorf("simulations: write transcript: %w", err)
+	}
+	d.tracef("  transcript %s", bytes.TrimSpace(d.buf))
+	d.recs = append(d.recs, recInfo{uuid: r.uuid, start: d.size, end: d.size + int64(len(d.buf)), glued: !d.endsNL})
+	d.size += int64(len(d.buf))
+	d.endsNL = true
+	d.last = r.uuid
+	return nil
+}
+
+// appendLedger appends through the real store (seal, fsync, directory
+// fsync). An error other than a crash the model armed is a failure.
+func (d *Daemon) appendLedger(r ledger.Record) error {
+	line := ledger.Encode(r)
+	d.tracef("  ledger %s", line)
+	if err := d.store.AppendLedger(d.ctx, d.sid, line); err != nil {
+		return err
+	}
+	d.acked = append(d.acked, line)
+	return nil
+}
+
+func (d *Daemon) idle() bool { return d.running == nil && d.bg == nil }
+
+// ---- actions ----
+
+// Admit admits a prompt: tail marker (newer daemons), then the write-ahead
+// in_flight record, then the FIFO queue.
+func (d *Daemon) Admit() error {
+	d.tick()
+	p := &prompt{id: "p" + strconv.Itoa(len(d.prompts)+1), at: d.clock, final: -1}
+	tail := ""
+	if d.ver.Marker {
+		tail, _ = d.store.TranscriptTailUUID(d.ctx, d.sid)
+	}
+	d.prompts = append(d.prompts, p)
+	d.byID[p.id] = p
+	d.queue = append(d.queue, p)
+	d.tracef("admit %s at B%+d tail=%q", p.id, p.at-recordBaseMs, tail)
+	return d.appendLedger(ledger.InFlight(p.id, p.at, tail))
+}
+
+// Dispatch starts the head of the queue when nothing is running.
+func (d *Daemon) Dispatch() error {
+	if !d.idle() || len(d.queue) == 0 {
+		return nil
+	}
+	p := d.queue[0]
+	d.queue = d.queue[1:]
+	p.dispatched = true
+	d.running = &turn{p: p, steps: d.plan(p)}
+	d.tracef("dispatch %s", p.id)
+	return d.Step()
+}
+
+// plan draws a prompt's turn: its user record, tool rounds (calls with or
+// without ids, each answered), a final answer — or a local slash command, or
+// an error part way — then the settle writes.
+func (d *Daemon) plan(p *prompt) []step {
+	var s []step
+	if d.pct(d.prof.SlashPct) {
+		s = append(s, step{kind: stSlashUser}, step{kind: stSlashResult})
+		return append(s, d.settle("completed")...)
+	}
+	s = append(s, step{kind: stUser})
+	noID := d.pct(d.prof.NoIDPct)
+	rounds := d.src.IntN(3)
+	for r := 0; r < rounds; r++ {
+		n := 1 + d.src.IntN(2)
+		calls := make([]string, n)
+		for i := range calls {
+			if !noID {
+				calls[i] = p.id + "-c" + strconv.Itoa(r) + strconv.Itoa(i)
+			}
+		}
+		s = append(s, step{kind: stCall, calls: calls})
+		for i := range calls {
+			s = append(s, step{kind: stResult, calls: calls[i : i+1]})
+		}
+	}
+	if d.pct(d.prof.ErrPct) {
+		cut := 1 + d.src.IntN(len(s))
+		s = append(s[:cut:cut], step{kind: stError})
+		return append(s, d.settle("error")...)
+	}
+	s = append(s, step{kind: stText})
+	return append(s, d.settle("completed")...)
+}
+
+// settle is the bookkeeping after a turn ends: the turn_result record (newer
+// daemons) and the ledger terminal, in either order.
+func (d *Daemon) settle(state string) []step {
+	term := step{kind: stTerminal, state: state}
+	if !d.ver.TurnResult {
+		return []step{term}
+	}
+	tr := step{kind: stTurnResult, state: state}
+	if d.src.IntN(2) == 0 {
+		return []step{tr, term}
+	}
+	return []step{term, tr}
+}
+
+// Step advances the running prompt's turn by one write.
+func (d *Daemon) Step() error {
+	if d.running == nil {
+		return nil
+	}
+	t := d.running
+	done, err := d.advance(t)
+	if done {
+		d.running = nil
+	}
+	return err
+}
+
+// advance performs t's next step and reports whether t has no steps left.
+func (d *Daemon) advance(t *turn) (bool, error) {
+	if len(t.steps) == 0 {
+		return true, nil
+	}
+	d.tick()
+	s := t.steps[0]
+	p := t.p
+	var err error
+	switch s.kind {
+	case stUser, stSlashUser:
+		r := rec{kind: recUser}
+		if s.kind == stSlashUser {
+			r.kind = recSlashUser
+		}
+		if d.ver.Identity {
+			r.daemon = p.id
+		}
+		err = d.write(&r)
+	case stNotification:
+		err = d.write(&rec{kind: recNotification, delivered: true})
+	case stCron:
+		err = d.write(&rec{kind: recCron})
+	case stCall:
+		err = d.write(&rec{kind: recAssistantCall, calls: s.calls})
+	case stResult:
+		err = d.write(&rec{kind: recToolResult, calls: s.calls})
+	case stText, stSlashResult:
+		k := recAssistantText
+		if s.kind == stSlashResult {
+			k = recSlashResult
+		}
+		err = d.write(&rec{kind: k})
+		if err == nil && p != nil && p.truth != TruthDeadline {
+			p.finished, p.truth, p.final = true, TruthCompleted, len(d.recs)-1
+		}
+	case stError:
+		if p != nil && p.truth != TruthDeadline {
+			p.truth = TruthErrored
+		}
+	case stTurnResult:
+		err = d.write(&rec{kind: recTurnResult, prompt: p.id, state: s.state})
+	case stTerminal:
+		code := ""
+		if s.state == "error" {
+			code = "api_error"
+		}
+		stop := ""
+		if s.state == "completed" {
+			stop = "end_turn"
+		}
+		if err = d.appendLedger(ledger.Terminal(p.id, ledger.TerminalState(s.state), code, stop, d.clock)); err == nil {
+			p.settled = true
+		}
+	}
+	if err != nil {
+		return false, err
+	}
+	if p != nil && !p.finished && p.truth == TruthNeverStarted {
+		p.truth = TruthInterrupted
+	}
+	t.steps = t.steps[1:]
+	return len(t.steps) == 0, nil
+}
+
+// Cancel cancels a queued prompt (not the running one).
+func (d *Daemon) Cancel() error {
+	if len(d.queue) == 0 {
+		return nil
+	}
+	d.tick()
+	i := d.src.IntN(len(d.queue))
+	p := d.queue[i]
+	if err := d.appendLedger(ledger.Terminal(p.id, ledger.Cancelled, "", "", d.clock)); err != nil {
+		return err
+	}
+	d.queue = append(d.queue[:i:i], d.queue[i+1:]...)
+	p.truth, p.settled = TruthCancelled, true
+	d.tracef("cancel %s", p.id)
+	return nil
+}
+
+// Deadline fires the running prompt's deadline: the error terminal is
+// published and the queue released, but the wedged agent keeps writing.
+func (d *Daemon) Deadline() error {
+	t := d.running
+	if t == nil || t.p.finished || t.p.truth == TruthErrored {
+		return nil
+	}
+	d.tick()
+	if err := d.appendLedger(ledger.Terminal(t.p.id, ledger.Error, "prompt_deadline_exceeded", "", d.clock)); err != nil {
+		return err
+	}
+	t.p.truth, t.p.settled = TruthDeadline, true
+	d.tracef("deadline %s", t.p.id)
+	// The agent's remaining model and tool writes continue; its settle
+	// bookkeeping is gone (the prompt is settled).
+	var rest []step
+	for _, s := range t.steps {
+		if s.kind != stTerminal && s.kind != stTurnResult && s.kind != stError {
+			rest = append(rest, s)
+		}
+	}
+	d.running = nil
+	if len(rest) > 0 {
+		t.steps = rest
+		d.wedged = append(d.wedged, t)
+	}
+	return nil
+}
+
+// Wedged lets one wedged agent write its next record.
+func (d *Daemon) Wedged() error {
+	if len(d.wedged) == 0 {
+		return nil
+	}
+	i := d.src.IntN(len(d.wedged))
+	done, err := d.advance(d.wedged[i])
+	if done {
+		d.wedged = append(d.wedged[:i:i], d.wedged[i+1:]...)
+	}
+	return err
+}
+
+// Background runs a background notification or cron turn (system
+// provenance user entry, then the model's answer; no ledger records) one
+// step at a time; FIFO dispatch waits for it.
+func (d *Daemon) Background() error {
+	if d.bg != nil {
+		done, err := d.advance(d.bg)
+		if done {
+			d.bg = nil
+		}
+		return err
+	}
+	if d.running != nil {
+		return nil
+	}
+	first := step{kind: stNotification}
+	if d.src.IntN(2) == 0 {
+		first = step{kind: stCron}
+	}
+	s := []step{first}
+	if d.src.IntN(3) > 0 {
+		s = append(s, step{kind: stCall, calls: []string{"bg-" + strconv.Itoa(d.seq)}}, step{kind: stResult, calls: []string{"bg-" + strconv.Itoa(d.seq)}})
+	}
+	s = append(s, step{kind: stText})
+	d.bg = &turn{steps: s}
+	d.tracef("background turn")
+	return d.Background()
+}
+
+// Compress writes a chat_compression checkpoint.
+func (d *Daemon) Compress() error {
+	d.tick()
+	return d.write(&rec{kind: recCompression})
+}
+
+// Title writes a custom_title record (renameSession's shape, no provenance).
+func (d *Daemon) Title() error {
+	d.tick()
+	return d.write(&rec{kind: recTitle})
+}
+
+// Writeback is the kernel flushing the transcript's dirty pages and the
+// journal committing its directory entry — Qwen never fsyncs it itself.
+func (d *Daemon) Writeback() error {
+	if d.tf == nil {
+		return nil
+	}
+	if err := d.tf.Sync(); err != nil {
+		return fmt.Errorf("simulations: writeback: %w", err)
+	}
+	for dir := filepath.Dir(d.tpath); ; dir = filepath.Dir(dir) {
+		if err := d.mem.SyncDir(dir); err != nil {
+			return fmt.Errorf("simulations: writeback %s: %w", dir, err)
+		}
+		if dir == "/" {
+			return nil
+		}
+	}
+}
+
+// ArchiveCycle archives and unarchives the idle session through the store
+// (transcript and ledger move together).
+func (d *Daemon) ArchiveCycle() error {
+	if !d.idle() || len(d.wedged) > 0 {
+		return nil
+	}
+	if _, err := d.mem.Stat(d.tpath); err != nil {
+		return nil // Qwen archives sessions that have a transcript
+	}
+	if d.tf != nil {
+		d.tf.Close()
+		d.tf = nil
+	}
+	if _, err := d.store.Archive(d.ctx, d.sid); err != nil {
+		return fmt.Errorf("simulations: archive: %w", err)
+	}
+	if _, err := d.store.Unarchive(d.ctx, d.sid); err != nil {
+		return fmt.Errorf("simulations: unarchive: %w", err)
+	}
+	d.tracef("archive/unarchive cycle")
+	return nil
+}
+
+// ---- crash ----
+
+// crashKind is how the process died.
+type crashKind uint8
+
+const (
+	crashKill  crashKind = iota // SIGKILL: the page cache survives
+	crashPower                  // power loss: unsynced bytes are lost or torn
+)
+
+// armTornLedger arms a crash inside the next ledger append's write, letting
+// a prefix of its bytes land.
+func (d *Daemon) armTornLedger() {
+	// Not a halting fault: the process dies at the failed write (the model
+	// treats the error as the crash), but the kernel must stay usable so a
+	// kill can still keep the page cache.
+	d.mem.Inject(memory.Fault{Op: memory.OpWrite, Path: d.lpath, Torn: d.src.IntN(64)})
+}
+
+// crash kills the process (the filesystem reboots) and records every
+// prompt's truth at this point.
+func (d *Daemon) crash(kind crashKind) error {
+	d.tracef("crash (%s)", map[crashKind]string{crashKill: "kill", crashPower: "power loss"}[kind])
+	if d.tf != nil {
+		d.tf.Close()
+		d.tf = nil
+	}
+	var keep func(string, []byte) int
+	if kind == crashKill {
+		// The kernel outlives the process: the transcript and its directory
+		// entry are as written, and so is any partial ledger write.
+		d.mem.ClearFaults()
+		if _, err := d.mem.Stat(d.tpath); err == nil {
+			f, err := d.mem.OpenFile(d.tpath, os.O_RDONLY, 0)
+			if err == nil {
+				d.tf = f
+				err = d.Writeback()
+				f.Close()
+				d.tf = nil
+			}
+			if err != nil && !isCrash(err) {
+				return err
+			}
+		}
+		keep = func(_ string, b []byte) int { return len(b) }
+	} else {
+		keep = func(_ string, b []byte) int {
+			if d.src.IntN(3) == 0 {
+				return 0
+			}
+			return d.src.IntN(len(b) + 1)
+		}
+	}
+	d.mem.ClearFaults()
+	d.mem.CrashKeeping(keep)
+	d.crashes++
+	for _, p := range d.prompts {
+		p.dead = true
+	}
+	d.queue, d.running, d.bg, d.wedged = nil, nil, nil, nil
+	// What survived of the transcript, as the restarted daemon sees it.
+	data, err := d.mem.ReadFile(d.tpath)
+	if err != nil {
+		data = nil
+	}
+	size := int64(len(data))
+	n := 0
+	for n < len(d.recs) && d.recs[n].end-1 <= size {
+		n++
+	}
+	readable := func(i int) bool {
+		r := d.recs[i]
+		if !r.glued {
+			return true
+		}
+		// A glued record is readable only through the }{ recovery, when the
+		// fragment before it was a whole object.
+		return i > 0 && d.recs[i-1].end-1 == r.start
+	}
+	for _, p := range d.prompts {
+		if p.finished && !p.lost && (p.final >= n || !readable(p.final)) {
+			p.lost = true
+		}
+	}
+	d.recs = d.recs[:n]
+	d.size = size
+	d.endsNL = size == 0 || data[size-1] == '\n'
+	d.last = ""
+	for i := n - 1; i >= 0; i-- {
+		if readable(i) {
+			d.last = d.recs[i].uuid
+			break
+		}
+	}
+	// A restarted process: none of the old store's in-process state.
+	d.store = memory.NewQwenStoreOn(d.mem, memory.DefaultQwenLayout)
+	return d.checkAcked()
+}
+
+// checkAcked is the durability invariant: every ledger line whose append
+// returned success is still in the ledger, in order.
+func (d *Daemon) checkAcked() error {
+	data, err := d.mem.ReadFile(d.lpath)
+	if err != nil && len(d.acked) > 0 {
+		return fmt.Errorf("fsynced ledger lost: %v", err)
+	}
+	i := 0
+	for line := range bytes.Lines(data) {
+		if i < len(d.acked) && bytes.Equal(bytes.TrimSuffix(line, []byte{'\n'}), d.acked[i]) {
+			i++
+		}
+	}
+	if i < len(d.acked) {
+		return fmt.Errorf("fsynced ledger record lost: %s", d.acked[i])
+	}
+	return nil
+}
+
+func isCrash(err error) bool {
+	return errors.Is(err, memory.ErrCrashed) || errors.Is(err, memory.ErrInjected)
+}

@@ -1,0 +1,144 @@
+package simulations
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Config is a simulation run: scenarios First .. First+Runs-1 of Seed.
+type Config struct {
+	Seed    uint64
+	Runs    int
+	First   int
+	Workers int // <= 0: 1
+	// Progress, when set, is called with the number of scenarios done (from
+	// any worker goroutine; calls may be concurrent).
+	Progress func(done int)
+	// Keep bounds how many baseline wrong-terminal examples are kept
+	// (0: 20).
+	Keep int
+}
+
+// Violation is one invariant failure, with what replays it.
+type Violation struct {
+	Seed     uint64 `json:"seed"`
+	Scenario int    `json:"scenario"`
+	Class    string `json:"class"`
+	Detail   string `json:"detail"`
+}
+
+// ClassReport is one scenario class's figures, tailproof next to the
+// baseline, over identical scenarios.
+type ClassReport struct {
+	Class     string `json:"class"`
+	Scenarios int    `json:"scenarios"`
+	Tailproof Tally  `json:"tailproof"`
+	Reference Tally  `json:"reference"`
+}
+
+// Report is a run's figures.
+type Report struct {
+	Seed      uint64 `json:"seed"`
+	Scenarios int    `json:"scenarios"`
+	// Wrong is tailproof's wrong terminals (the target is 0);
+	// ReferenceWrongCount the baseline's.
+	Wrong               int           `json:"wrong"`
+	ReferenceWrongCount int           `json:"referenceWrong"`
+	Tailproof           Tally         `json:"tailproof"`
+	Reference           Tally         `json:"reference"`
+	Classes             []ClassReport `json:"classes"`
+	Violations          []Violation   `json:"violations"`
+	ReferenceWrong      []Violation   `json:"referenceWrongExamples"`
+	RestartDecided      int           `json:"restartDecided"`
+	DSHLogs             int           `json:"dshLogs"`
+	DSHRepaired         int           `json:"dshRepaired"`
+}
+
+// Run runs cfg's scenarios and adds up their scores. The figures depend only
+// on Seed, First and Runs, never on Workers.
+func Run(ctx context.Context, cfg Config) Report {
+	workers := max(cfg.Workers, 1)
+	keep := cfg.Keep
+	if keep <= 0 {
+		keep = 20
+	}
+	classes := Classes()
+	rep := Report{Seed: cfg.Seed}
+	byClass := make([]ClassReport, len(classes))
+	for i, c := range classes {
+		byClass[i].Class = c
+	}
+	var (
+		mu   sync.Mutex
+		next atomic.Int64
+		done atomic.Int64
+		wg   sync.WaitGroup
+	)
+	next.Store(int64(cfg.First))
+	end := int64(cfg.First + cfg.Runs)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := next.Add(1) - 1
+				if i >= end {
+					return
+				}
+				r := RunScenario(ctx, cfg.Seed, int(i), false)
+				mu.Lock()
+				rep.add(r, byClass, keep)
+				mu.Unlock()
+				if cfg.Progress != nil {
+					cfg.Progress(int(done.Add(1)))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, c := range byClass {
+		if c.Scenarios > 0 {
+			rep.Classes = append(rep.Classes, c)
+		}
+	}
+	sortViolations(rep.Violations)
+	sortViolations(rep.ReferenceWrong)
+	if len(rep.ReferenceWrong) > keep {
+		rep.ReferenceWrong = rep.ReferenceWrong[:keep]
+	}
+	return rep
+}
+
+func sortViolations(v []Violation) {
+	slices.SortStableFunc(v, func(a, b Violation) int { return a.Scenario - b.Scenario })
+}
+
+func (rep *Report) add(r Result, byClass []ClassReport, keep int) {
+	rep.Scenarios++
+	c := &byClass[r.Index%len(byClass)]
+	c.Scenarios++
+	c.Tailproof.add(r.Tailproof)
+	c.Reference.add(r.Reference)
+	rep.Tailproof.add(r.Tailproof)
+	rep.Reference.add(r.Reference)
+	rep.Wrong += r.Tailproof.Wrong
+	rep.ReferenceWrongCount += r.Reference.Wrong
+	rep.RestartDecided += r.RestartDecided
+	rep.DSHLogs++
+	if r.DSH.Repaired {
+		rep.DSHRepaired++
+	}
+	for _, v := range append(r.Violations, r.DSH.Violations...) {
+		rep.Violations = append(rep.Violations, Violation{Seed: r.Seed, Scenario: r.Index, Class: r.Class, Detail: v})
+	}
+	for _, v := range r.ReferenceWrong {
+		// Keep the lowest-indexed examples whatever the worker order.
+		rep.ReferenceWrong = append(rep.ReferenceWrong, Violation{Seed: r.Seed, Scenario: r.Index, Class: r.Class, Detail: v})
+	}
+	if len(rep.ReferenceWrong) > 4*keep {
+		sortViolations(rep.ReferenceWrong)
+		rep.ReferenceWrong = rep.ReferenceWrong[:keep]
+	}
+}

@@ -1,0 +1,483 @@
+package simulations
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/tailproof/tailproof"
+	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/events/ledger"
+	"github.com/tailproof/tailproof/projections/ledgerview"
+)
+
+// Outcome scores one verdict on one dangling prompt against its truth.
+type Outcome uint8
+
+const (
+	Unknown Outcome = iota // no terminal appended
+	Correct                // the terminal matches what happened
+	Wrong                  // completed for a prompt that did not complete, interrupted for one that did
+)
+
+// Judge scores verdict v for a prompt whose truth is t. lost says the crash
+// lost (or corrupted) the record that finished a completed turn: the durable
+// history then ends inside the turn, and interrupted is what that history
+// shows — scored correct and counted apart as a lost completion. Interrupted
+// for a never-started prompt is correct: it was interrupted before it ran.
+func Judge(v tailproof.Verdict, t Truth, lost bool) (o Outcome, lostCompletion bool) {
+	switch v {
+	case tailproof.VerdictCompleted:
+		if t == TruthCompleted {
+			return Correct, false
+		}
+		return Wrong, false
+	case tailproof.VerdictInterrupted:
+		if t != TruthCompleted {
+			return Correct, false
+		}
+		if lost {
+			return Correct, true
+		}
+		return Wrong, false
+	}
+	return Unknown, false
+}
+
+// Tally counts dangling prompts by outcome.
+type Tally struct {
+	Dangling int `json:"dangling"`
+	Correct  int `json:"correct"`
+	Unknown  int `json:"unknown"`
+	Wrong    int `json:"wrong"`
+	// LostCompletion: interrupted stamped on a completed turn whose final
+	// record the crash lost (counted in Correct).
+	LostCompletion int `json:"lostCompletion"`
+	// UnknownBy counts unknown prompts by the guard that stopped the
+	// recovery ("" when nothing was dangling for it to decide).
+	UnknownBy map[string]int `json:"unknownBy,omitempty"`
+}
+
+func (t *Tally) because(guard string) {
+	if guard == "" {
+		guard = "none"
+	}
+	if t.UnknownBy == nil {
+		t.UnknownBy = map[string]int{}
+	}
+	t.UnknownBy[guard]++
+}
+
+func (t *Tally) add(o Tally) {
+	t.Dangling += o.Dangling
+	t.Correct += o.Correct
+	t.Unknown += o.Unknown
+	t.Wrong += o.Wrong
+	t.LostCompletion += o.LostCompletion
+	for k, v := range o.UnknownBy {
+		if t.UnknownBy == nil {
+			t.UnknownBy = map[string]int{}
+		}
+		t.UnknownBy[k] += v
+	}
+}
+
+func (t *Tally) count(o Outcome, lost bool) {
+	t.Dangling++
+	switch o {
+	case Correct:
+		t.Correct++
+	case Wrong:
+		t.Wrong++
+	default:
+		t.Unknown++
+	}
+	if lost {
+		t.LostCompletion++
+	}
+}
+
+// Result is one scenario's score.
+type Result struct {
+	Seed      uint64
+	Index     int
+	Class     string
+	Tailproof Tally
+	Reference Tally
+	// Violations are invariant failures of tailproof or of the model's
+	// durable store: each one fails the run.
+	Violations []string
+	// ReferenceWrong describes the baseline's wrong terminals (statistics).
+	ReferenceWrong []string
+	// RestartDecided / RestartWrong count tailproof's reconciliations at
+	// restarts before the final crash (wrong ones are also violations).
+	RestartDecided int
+	DSH            DSHResult
+	Trace          []string
+}
+
+// Profiles are the scenario classes' action mixes.
+func Profiles() []Profile {
+	base := func(name string) Profile {
+		p := Profile{Name: name, MaxRestarts: 0, NoIDPct: 15, ErrPct: 8}
+		p.W[actAdmit] = 1
+		p.W[actDispatch] = 2
+		p.W[actStep] = 12
+		p.W[actWriteback] = 2
+		return p
+	}
+	var ps []Profile
+	plain := base("plain")
+	ps = append(ps, plain)
+
+	q := base("queue")
+	q.W[actAdmit], q.W[actCancel] = 3, 2
+	ps = append(ps, q)
+
+	dl := base("deadline")
+	dl.W[actDeadline], dl.W[actWedged], dl.W[actAdmit] = 2, 6, 2
+	ps = append(ps, dl)
+
+	bg := base("background")
+	bg.W[actBackground], bg.W[actTitle] = 6, 1
+	ps = append(ps, bg)
+
+	cp := base("compression")
+	cp.W[actCompress] = 2
+	ps = append(ps, cp)
+
+	sl := base("slash")
+	sl.SlashPct = 50
+	ps = append(ps, sl)
+
+	ck := base("clock")
+	ck.EqualPct, ck.BackPct = 25, 10
+	ps = append(ps, ck)
+
+	rs := base("restore")
+	rs.W[actRestart], rs.MaxRestarts, rs.ReconcileOnRestartPct = 2, 3, 40
+	ps = append(ps, rs)
+
+	ar := base("archive")
+	ar.W[actArchive] = 2
+	ps = append(ps, ar)
+
+	pw := base("power")
+	pw.PowerPct, pw.TornLedgerPct = 70, 30
+	pw.W[actWriteback] = 4
+	ps = append(ps, pw)
+
+	mx := base("mixed")
+	mx.W[actCancel], mx.W[actDeadline], mx.W[actWedged], mx.W[actBackground] = 2, 1, 3, 3
+	mx.W[actCompress], mx.W[actTitle], mx.W[actArchive], mx.W[actRestart] = 1, 1, 1, 1
+	mx.EqualPct, mx.BackPct, mx.PowerPct, mx.TornLedgerPct = 15, 5, 30, 20
+	mx.MaxRestarts, mx.ReconcileOnRestartPct, mx.SlashPct = 3, 40, 15
+	ps = append(ps, mx)
+	return ps
+}
+
+var profiles = Profiles()
+
+// Classes lists every scenario class in run order.
+func Classes() []string {
+	var cs []string
+	for _, v := range Versions {
+		for _, p := range profiles {
+			cs = append(cs, p.Name+"/"+v.Name)
+		}
+	}
+	return cs
+}
+
+// NumClasses is how many scenario classes there are; scenario k has class
+// Classes()[k % NumClasses()].
+func NumClasses() int { return len(profiles) * len(Versions) }
+
+// scenarioRand is scenario index's own generator: a run is replayable one
+// scenario at a time.
+func scenarioRand(seed uint64, index int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(index)^0x9e3779b97f4a7c15))
+}
+
+// RunScenario runs scenario index of seed and scores it.
+func RunScenario(ctx context.Context, seed uint64, index int, trace bool) Result {
+	src := scenarioRand(seed, index)
+	prof := &profiles[index%len(profiles)]
+	ver := Versions[(index/len(profiles))%len(Versions)]
+	res := Result{Seed: seed, Index: index, Class: prof.Name + "/" + ver.Name}
+	d := newDaemon(ctx, src, prof, ver)
+	if trace {
+		d.trace = []string{}
+	}
+	d.drive(src.IntN(40) + 8)
+	d.finish(&res)
+	res.DSH = RunDSH(ctx, src, prof)
+	if trace {
+		res.Trace = d.trace
+	}
+	return res
+}
+
+// chooser draws actions by weight.
+func (d *Daemon) choose() action {
+	total := 0
+	for _, w := range d.prof.W {
+		total += w
+	}
+	r := d.src.IntN(total)
+	for a, w := range d.prof.W {
+		if r < w {
+			return action(a)
+		}
+		r -= w
+	}
+	return actStep
+}
+
+// Do performs one action. A crash the model armed comes back as an error
+// satisfying isCrash; any other error is a failure.
+func (d *Daemon) Do(a action) error {
+	switch a {
+	case actAdmit:
+		return d.Admit()
+	case actDispatch:
+		return d.Dispatch()
+	case actStep:
+		if d.running == nil {
+			return d.Dispatch()
+		}
+		return d.Step()
+	case actCancel:
+		return d.Cancel()
+	case actDeadline:
+		return d.Deadline()
+	case actWedged:
+		return d.Wedged()
+	case actBackground:
+		return d.Background()
+	case actCompress:
+		return d.Compress()
+	case actTitle:
+		return d.Title()
+	case actWriteback:
+		return d.Writeback()
+	case actArchive:
+		if d.armed {
+			return nil
+		}
+		return d.ArchiveCycle()
+	case actRestart:
+		if d.crashes >= d.prof.MaxRestarts {
+			return nil
+		}
+		return d.Restart(crashKill)
+	}
+	return nil
+}
+
+// drive runs n actions, restarting after every crash an action hits.
+func (d *Daemon) drive(n int) {
+	for i := 0; i < n; i++ {
+		a := d.choose()
+		d.tracef("> %s", a)
+		if err := d.Do(a); err != nil {
+			if !isCrash(err) {
+				d.violations = append(d.violations, fmt.Sprintf("action %s: %v", a, err))
+				return
+			}
+			if err := d.Restart(d.crashKind()); err != nil {
+				d.violations = append(d.violations, err.Error())
+				return
+			}
+		}
+		if len(d.violations) > 0 {
+			return
+		}
+	}
+}
+
+func (d *Daemon) crashKind() crashKind {
+	if d.pct(d.prof.PowerPct) {
+		return crashPower
+	}
+	return crashKill
+}
+
+// Restart crashes the process and restarts it, reconciling with tailproof's
+// rules or skipping reconciliation (a restore that bypassed it).
+func (d *Daemon) Restart(kind crashKind) error {
+	d.armed = false
+	if err := d.crash(kind); err != nil {
+		return err
+	}
+	if !d.pct(d.prof.ReconcileOnRestartPct) {
+		d.tracef("restart without reconciliation")
+		return nil
+	}
+	verdicts, err := d.recover(d.store, false)
+	if err != nil {
+		return err
+	}
+	for id, v := range verdicts {
+		p := d.byID[id]
+		if p == nil {
+			return fmt.Errorf("tailproof decided %s, a prompt the model never admitted", id)
+		}
+		d.restartRec.decided++
+		if o, _ := Judge(v, p.truth, p.lost); o == Wrong {
+			d.restartRec.wrong++
+			return fmt.Errorf("wrong terminal at restart: %s %s, truth %s (lost=%v)", id, v, p.truth, p.lost)
+		}
+	}
+	return nil
+}
+
+// recover reconciles until nothing more is appended (tailproof settles one
+// target per call) and returns the verdict appended per prompt.
+func (d *Daemon) recover(store *memory.QwenStore, reference bool) (map[string]tailproof.Verdict, error) {
+	out, _, err := d.recoverWhy(store, reference)
+	return out, err
+}
+
+// recoverWhy is recover that also names the guard that stopped the last
+// call (the reason a dangling prompt stayed unknown).
+func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string]tailproof.Verdict, string, error) {
+	out := map[string]tailproof.Verdict{}
+	opts := tailproof.Options{Now: func() int64 { return d.clock }, Reference: reference}
+	for i := 0; i < len(d.prompts)+1; i++ {
+		dec, err := tailproof.Reconcile(d.ctx, store, d.sid, opts)
+		if err != nil {
+			return out, "", fmt.Errorf("reconcile (reference=%v): %w", reference, err)
+		}
+		if dec.Appended == nil {
+			why := ""
+			if len(dec.Vetoes) > 0 {
+				why = dec.Vetoes[0].Guard
+			}
+			return out, why, nil
+		}
+		if _, dup := out[dec.Target]; dup {
+			return out, "", fmt.Errorf("reconcile (reference=%v) appended twice for %s", reference, dec.Target)
+		}
+		out[dec.Target] = dec.Verdict
+		d.tracef("reconcile (reference=%v): %s %s", reference, dec.Target, dec.Verdict)
+		if store == d.store {
+			d.acked = append(d.acked, dec.Line)
+		}
+	}
+	return out, "", fmt.Errorf("reconcile (reference=%v) did not settle", reference)
+}
+
+// finish crashes the process a final time — possibly inside a ledger
+// append — and scores every dangling prompt under both rule sets.
+func (d *Daemon) finish(res *Result) {
+	res.Violations = append(res.Violations, d.violations...)
+	res.RestartDecided = d.restartRec.decided
+	if len(res.Violations) > 0 {
+		return
+	}
+	kind := d.crashKind()
+	if d.pct(d.prof.TornLedgerPct) {
+		d.armTornLedger()
+		d.armed = true
+		for i := 0; i < 12 && d.armed; i++ {
+			err := d.Do(d.choose())
+			if isCrash(err) {
+				break
+			}
+			if err != nil {
+				res.Violations = append(res.Violations, err.Error())
+				return
+			}
+		}
+	}
+	d.armed = false
+	if err := d.crash(kind); err != nil {
+		res.Violations = append(res.Violations, err.Error())
+		return
+	}
+	// The evidence, copied for the baseline before tailproof touches it.
+	ref := memory.NewQwenStore()
+	lb, lerr := d.mem.ReadFile(d.lpath)
+	if lerr == nil {
+		ref.Mem().WriteFile(d.lpath, lb, 0o600)
+	}
+	if tb, err := d.mem.ReadFile(d.tpath); err == nil {
+		ref.Mem().WriteFile(d.tpath, tb, 0o600)
+	}
+	recs, _, err := ledger.Read(bytes.NewReader(lb), false)
+	if err != nil {
+		res.Violations = append(res.Violations, "read ledger: "+err.Error())
+		return
+	}
+	view := ledgerview.New()
+	for _, r := range recs {
+		view.Add(r)
+	}
+	dangling := view.Dangling()
+
+	tp, tpWhy, err := d.recoverWhy(d.store, false)
+	if err != nil {
+		res.Violations = append(res.Violations, err.Error())
+		return
+	}
+	rf, rfWhy, err := d.recoverWhy(ref, true)
+	if err != nil {
+		res.Violations = append(res.Violations, err.Error())
+		return
+	}
+	// A second recovery appends nothing: recover stops at the first call
+	// that appends nothing, which is the second recovery of the evidence the
+	// last append left (Reconcile is a function of the files, and that call
+	// changed none), so its verdict-less return is the check. recover fails
+	// when a prompt would be settled twice.
+	if err := d.checkAcked(); err != nil {
+		res.Violations = append(res.Violations, err.Error())
+	}
+	for id := range tp {
+		if !contains(dangling, id) {
+			res.Violations = append(res.Violations, fmt.Sprintf("tailproof appended a terminal for %s, which was not dangling", id))
+		}
+	}
+	for _, id := range dangling {
+		p := d.byID[id]
+		if p == nil {
+			res.Violations = append(res.Violations, fmt.Sprintf("dangling prompt %s was never admitted by the model", id))
+			continue
+		}
+		o, lost := Judge(tp[id], p.truth, p.lost)
+		res.Tailproof.count(o, lost)
+		if o == Unknown {
+			res.Tailproof.because(tpWhy)
+		}
+		if o == Wrong {
+			res.Violations = append(res.Violations, fmt.Sprintf("wrong terminal: tailproof stamped %s %s, truth %s", id, tp[id], describeTruth(p)))
+		}
+		o, lost = Judge(rf[id], p.truth, p.lost)
+		res.Reference.count(o, lost)
+		if o == Unknown {
+			res.Reference.because(rfWhy)
+		}
+		if o == Wrong {
+			res.ReferenceWrong = append(res.ReferenceWrong, fmt.Sprintf("reference stamped %s %s, truth %s", id, rf[id], describeTruth(p)))
+		}
+	}
+}
+
+func describeTruth(p *prompt) string {
+	s := p.truth.String()
+	if p.lost {
+		s += " (final record lost in the crash)"
+	}
+	return s
+}
+
+func contains(ids []string, id string) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
