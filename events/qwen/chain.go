@@ -547,6 +547,9 @@ func (c *Chain) Walk(open func() (io.ReadCloser, error), fn func(i int, ev event
 	if c.Len == 0 {
 		return nil
 	}
+	if len(c.want) == 0 {
+		return errors.New("qwen: Walk needs a chain built by LoadChain")
+	}
 	p := recordParser{opts: c.opts.Decode}
 	var (
 		res    lineResult
@@ -689,8 +692,10 @@ func firstUnit(r rune) rune {
 }
 
 // ChainOf rebuilds the active chain from already decoded transcript events
-// (bodies *Record) in memory, by the same rules as LoadChain and Walk. It is
-// for tests and small inputs. Events with other bodies are ignored.
+// (bodies *Record) in memory, by the same rules as LoadChain and Walk, and
+// returns it with its Chain summary (whose Walk is not usable: the events
+// are already in hand). It is for tests and small inputs. Events with other
+// bodies are ignored; RecordIndex in its diagnostics is the event index.
 func ChainOf(evs []events.Event) ([]events.Event, *Chain, error) {
 	c := &Chain{Streaming: false}
 	type item struct {
