@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/tailproof/tailproof/simulations"
+)
+
+func init() {
+	register(command{
+		name:    "simulate",
+		summary: "run seeded crash scenarios of a Qwen-style daemon and score tailproof's verdicts (and the reference's) against ground truth",
+		run:     runSimulate,
+	})
+}
+
+type simulateOutput struct {
+	simulations.Report
+	Workers          int     `json:"workers"`
+	Seconds          float64 `json:"seconds"`
+	PerSecond        float64 `json:"perSecond"`
+	PerSecondPerCore float64 `json:"perSecondPerCore"`
+}
+
+func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seed := fs.Uint64("seed", 1, "the run's `SEED`; every scenario is derived from it and its index")
+	runs := fs.Int("runs", 10000, "how many scenarios to run")
+	first := fs.Int("scenario", 0, "the first scenario's `INDEX` (with --runs 1: replay that one scenario)")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
+	reference := fs.Bool("reference", false, "also list the reference rules' wrong terminals (the baseline's holes)")
+	trace := fs.Bool("trace", false, "with --runs 1: print the scenario's trace (actions, writes, crash, verdicts)")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "scenarios run in parallel (figures do not depend on it)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tailproof simulate [--seed S] [--runs N] [--scenario K] [--json] [--reference] [--trace] [--workers W]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 || *runs < 1 || *first < 0 || *workers < 1 {
+		fs.Usage()
+		return 2
+	}
+	if *trace {
+		if *runs != 1 {
+			fmt.Fprintln(stderr, "tailproof simulate: --trace needs --runs 1")
+			return 2
+		}
+		r := simulations.RunScenario(ctx, *seed, *first, true)
+		fmt.Fprintf(stdout, "scenario %d of seed %d, class %s\n", *first, *seed, r.Class)
+		for _, l := range r.Trace {
+			fmt.Fprintln(stdout, l)
+		}
+		for _, v := range append(r.Violations, r.DSH.Violations...) {
+			fmt.Fprintln(stdout, "VIOLATION:", v)
+		}
+		for _, v := range r.ReferenceWrong {
+			fmt.Fprintln(stdout, "baseline:", v)
+		}
+	}
+
+	var bar *progressBar
+	if f, ok := stderr.(*os.File); ok && !*asJSON && term.IsTerminal(int(f.Fd())) {
+		bar = &progressBar{w: stderr, total: *runs}
+	}
+	cfg := simulations.Config{Seed: *seed, Runs: *runs, First: *first, Workers: *workers}
+	if bar != nil {
+		cfg.Progress = bar.update
+	}
+	start := time.Now()
+	rep := simulations.Run(ctx, cfg)
+	elapsed := time.Since(start)
+	if bar != nil {
+		bar.done()
+	}
+	out := simulateOutput{Report: rep, Workers: *workers, Seconds: elapsed.Seconds()}
+	if s := elapsed.Seconds(); s > 0 {
+		out.PerSecond = float64(rep.Scenarios) / s
+		out.PerSecondPerCore = out.PerSecond / float64(min(*workers, runtime.GOMAXPROCS(0)))
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintln(stderr, "tailproof simulate:", err)
+			return 1
+		}
+	} else {
+		printSimulation(stdout, out, *reference)
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "tailproof simulate: interrupted")
+		return 1
+	}
+	if len(rep.Violations) > 0 {
+		fmt.Fprintf(stderr, "tailproof simulate: %d invariant violation(s); replay the first with:\n", len(rep.Violations))
+		v := rep.Violations[0]
+		fmt.Fprintf(stderr, "  tailproof simulate --seed %d --runs 1 --scenario %d --trace\n", v.Seed, v.Scenario)
+		for i, v := range rep.Violations {
+			if i == 10 {
+				fmt.Fprintf(stderr, "  ... and %d more\n", len(rep.Violations)-10)
+				break
+			}
+			fmt.Fprintf(stderr, "  seed %d scenario %d (%s): %s\n", v.Seed, v.Scenario, v.Class, v.Detail)
+		}
+		return 1
+	}
+	return 0
+}
+
+func printSimulation(w io.Writer, out simulateOutput, reference bool) {
+	rep := out.Report
+	fmt.Fprintf(w, "seed %d: %d scenarios in %.1fs — %.0f scenarios/s, %.0f per core (%d workers)\n",
+		rep.Seed, rep.Scenarios, out.Seconds, out.PerSecond, out.PerSecondPerCore, out.Workers)
+	fmt.Fprintf(w, "wrong terminals: tailproof %d, reference %d\n", rep.Wrong, rep.ReferenceWrongCount)
+	fmt.Fprintf(w, "dsh logs: %d crashed and loaded balanced (%d needed repair)\n\n", rep.DSHLogs, rep.DSHRepaired)
+	fmt.Fprintf(w, "%-24s %6s %8s | %-26s | %-26s\n", "class", "scen", "dangling", "tailproof corr/unkn/wrong", "reference corr/unkn/wrong")
+	row := func(name string, n int, tp, rf simulations.Tally) {
+		mark := ""
+		if tp.Correct < rf.Correct {
+			mark = "  < reference"
+		}
+		fmt.Fprintf(w, "%-24s %6d %8d | %7d %8d %8d  | %7d %8d %8d %s\n",
+			name, n, tp.Dangling, tp.Correct, tp.Unknown, tp.Wrong, rf.Correct, rf.Unknown, rf.Wrong, mark)
+	}
+	for _, c := range rep.Classes {
+		row(c.Class, c.Scenarios, c.Tailproof, c.Reference)
+	}
+	row("total", rep.Scenarios, rep.Tailproof, rep.Reference)
+	fmt.Fprintf(w, "\ninterrupted stamped on a completed turn whose final record the crash lost (scored correct): tailproof %d, reference %d\n",
+		rep.Tailproof.LostCompletion, rep.Reference.LostCompletion)
+	fmt.Fprintf(w, "unknown, by the guard that stopped recovery:\n  tailproof: %s\n  reference: %s\n",
+		byGuard(rep.Tailproof.UnknownBy), byGuard(rep.Reference.UnknownBy))
+	if reference && len(rep.ReferenceWrong) > 0 {
+		fmt.Fprintf(w, "\nreference wrong terminals (first %d):\n", len(rep.ReferenceWrong))
+		for _, v := range rep.ReferenceWrong {
+			fmt.Fprintf(w, "  seed %d scenario %d (%s): %s\n", v.Seed, v.Scenario, v.Class, v.Detail)
+		}
+	}
+}
+
+func byGuard(m map[string]int) string {
+	type kv struct {
+		k string
+		v int
+	}
+	var xs []kv
+	for k, v := range m {
+		xs = append(xs, kv{k, v})
+	}
+	// Largest first; ties by name so the line is stable.
+	for i := range xs {
+		for j := i + 1; j < len(xs); j++ {
+			if xs[j].v > xs[i].v || (xs[j].v == xs[i].v && xs[j].k < xs[i].k) {
+				xs[i], xs[j] = xs[j], xs[i]
+			}
+		}
+	}
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%s %d", x.k, x.v)
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// progressBar draws on a terminal only; updates come from worker goroutines.
+type progressBar struct {
+	mu    sync.Mutex
+	w     io.Writer
+	total int
+	shown int
+}
+
+func (b *progressBar) update(done int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	pct := done * 100 / b.total
+	if pct == b.shown && done != b.total {
+		return
+	}
+	b.shown = pct
+	const width = 40
+	n := pct * width / 100
+	fmt.Fprintf(b.w, "\r[%s%s] %3d%% %d/%d", strings.Repeat("=", n), strings.Repeat(" ", width-n), pct, done, b.total)
+}
+
+func (b *progressBar) done() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	fmt.Fprint(b.w, "\r\033[K")
+}
