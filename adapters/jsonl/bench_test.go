@@ -2,11 +2,11 @@ package jsonl_test
 
 import (
 	"os"
-	"time"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/vfs"
