@@ -39,7 +39,8 @@ type Source struct {
 type Entry struct {
 	Content qwen.Content
 	// PartSource[i] indexes Sources for Content.Parts[i]: a mid-turn message
-	// merged into an entry keeps its own record identity per part.
+	// merged into an entry keeps its own record identity per part. Nil (or
+	// shorter than Parts) means the remaining parts came from Sources[0].
 	PartSource []int
 	// Sources are the records behind the entry, in the order they
 	// contributed. Sources[0] pushed the entry (for a compressed entry: the
@@ -181,6 +182,8 @@ type Fold struct {
 	keep int
 
 	win        []slot // the retained end of the history, oldest first
+	base       []slot // win's backing array from its first element
+	off        int    // win == base[off:]
 	keptInWin  int    // entries of win that survive StripThoughts
 	evictedLen int    // kept entries evicted from the front
 	// evictedPrompt is the last evicted entry that getLastApiHistoryPromptId
@@ -191,8 +194,8 @@ type Fold struct {
 	shapeRun int // trailing kept entries that are notification-shaped
 	flagRun  int // trailing kept entries flagged cold
 
-	ids       map[string]*idCount // functionCall / functionResponse ids in the whole history
-	completed map[string]int      // completedToolCallIds → insertion sequence
+	ids       map[string]idCount // functionCall / functionResponse ids in the whole history
+	completed map[string]int     // completedToolCallIds → insertion sequence
 	seq       int
 	tags      map[string]int // promptId tag → kept entries carrying it
 
@@ -215,7 +218,7 @@ func New(opts Options) *Fold {
 	return &Fold{
 		opts:      opts,
 		keep:      k,
-		ids:       map[string]*idCount{},
+		ids:       map[string]idCount{},
 		completed: map[string]int{},
 		tags:      map[string]int{},
 		prompts:   map[string]*promptHint{},
@@ -237,7 +240,9 @@ func Build(evs []events.Event, opts Options) (Result, error) {
 	return f.Result(), nil
 }
 
-// Add folds one active-chain record.
+// Add folds one active-chain record, in chain order. Entries share the
+// record's parts array (never writing to it), so a record must not be
+// modified after it is added.
 func (f *Fold) Add(ev events.Event) error {
 	rec, ok := ev.Body.(*qwen.Record)
 	if !ok || rec == nil {
@@ -278,14 +283,12 @@ func (f *Fold) Add(ev events.Event) error {
 		}
 	}
 	e := Entry{
-		Content:          qwen.Content{Role: rec.Message.Role, Parts: slices.Clone(rec.Message.Parts)},
+		// Clipped, not copied: entries never write into a parts array (a merge
+		// appends to a clipped slice), so sharing the record's is safe.
+		Content:          qwen.Content{Role: rec.Message.Role, Parts: slices.Clip(rec.Message.Parts)},
 		Sources:          []Source{src},
 		ColdNotification: rec.Provenance == "system" && rec.Subtype == qwen.SubtypeNotification && !rec.DeliveredTurn,
 	}
-	if rec.Message.Parts == nil {
-		e.Content.Parts = nil
-	}
-	e.PartSource = make([]int, len(e.Content.Parts))
 	if rec.Type == qwen.TypeUser && rec.Subtype == "" && rec.PromptID != "" {
 		e.PromptID = rec.PromptID
 	}
@@ -384,15 +387,13 @@ func (f *Fold) goalTurnEnd(rec *qwen.Record) {
 // unique is hasUniqueToolResult over the whole current history.
 func (f *Fold) unique(id string) bool {
 	c := f.ids[id]
-	return id != "" && c != nil && c.calls == 1 && c.results == 1
+	return id != "" && c.calls == 1 && c.results == 1
 }
 
 // compress replaces the history with the compression's compressedHistory.
 func (f *Fold) compress(rec *qwen.Record, ev events.Event) {
-	for i := range f.win {
-		f.win[i] = slot{}
-	}
-	f.win = f.win[:0]
+	clear(f.win)
+	f.win, f.off = f.base[:0], 0
 	f.keptInWin, f.evictedLen = 0, 0
 	f.evictedPromptFound, f.evictedPromptID = false, ""
 	f.shapeRun, f.flagRun = 0, 0
@@ -402,11 +403,10 @@ func (f *Fold) compress(rec *qwen.Record, ev events.Event) {
 	src := sourceOf(rec, ev)
 	for _, c := range rec.Compression.History {
 		e := Entry{
-			Content:    qwen.Content{Role: c.Role, Parts: slices.Clone(c.Parts)},
+			Content:    qwen.Content{Role: c.Role, Parts: slices.Clip(c.Parts)},
 			Sources:    []Source{src},
 			Compressed: true,
 		}
-		e.PartSource = make([]int, len(e.Content.Parts))
 		f.push(e)
 		f.evict()
 	}
@@ -442,7 +442,11 @@ func (f *Fold) view(e *Entry) (Entry, bool) {
 	for i, p := range e.Content.Parts {
 		if !p.Thought {
 			v.Content.Parts = append(v.Content.Parts, p)
-			v.PartSource = append(v.PartSource, e.PartSource[i])
+			src := 0
+			if i < len(e.PartSource) {
+				src = e.PartSource[i]
+			}
+			v.PartSource = append(v.PartSource, src)
 		}
 	}
 	return v, true
@@ -463,20 +467,10 @@ func (f *Fold) kept(e *Entry) bool {
 // account adds (sign=1) or removes (sign=-1) an entry's ids and tag.
 func (f *Fold) account(e *Entry, sign int) {
 	for _, p := range e.Content.Parts {
-		if !p.HasID || p.ID == "" {
+		if !p.HasID || p.ID == "" || (p.Kind != qwen.PartFunctionCall && p.Kind != qwen.PartFunctionResponse) {
 			continue
 		}
-		var c *idCount
-		switch p.Kind {
-		case qwen.PartFunctionCall, qwen.PartFunctionResponse:
-			c = f.ids[p.ID]
-			if c == nil {
-				c = &idCount{}
-				f.ids[p.ID] = c
-			}
-		default:
-			continue
-		}
+		c := f.ids[p.ID]
 		if p.Kind == qwen.PartFunctionCall {
 			c.calls += sign
 		} else {
@@ -484,6 +478,8 @@ func (f *Fold) account(e *Entry, sign int) {
 		}
 		if c.calls == 0 && c.results == 0 {
 			delete(f.ids, p.ID)
+		} else {
+			f.ids[p.ID] = c
 		}
 	}
 	if e.PromptID != "" && f.kept(e) {
@@ -515,7 +511,18 @@ func (f *Fold) runsAfter(s *slot) {
 }
 
 func (f *Fold) push(e Entry) {
+	if len(f.win) == cap(f.win) && f.off > 0 && f.off >= len(f.win) {
+		// More of the array is evicted than live: slide the window down and
+		// reuse it rather than growing, so a long session allocates no slots.
+		n := copy(f.base[:cap(f.base)], f.win)
+		clear(f.base[n : n+f.off])
+		f.win, f.off = f.base[:n], 0
+	}
+	old := cap(f.win)
 	f.win = append(f.win, slot{Entry: e, shapeRunBefore: f.shapeRun, flagRunBefore: f.flagRun})
+	if cap(f.win) != old {
+		f.base, f.off = f.win[:0:cap(f.win)], 0
+	}
 	s := &f.win[len(f.win)-1]
 	f.account(&s.Entry, 1)
 	f.runsAfter(s)
@@ -537,7 +544,8 @@ func (f *Fold) merge(rec *qwen.Record, src Source) {
 	idx := len(s.Sources)
 	s.Sources = append(slices.Clip(s.Sources), src)
 	s.Content.Parts = append(slices.Clip(s.Content.Parts), rec.Message.Parts...)
-	ps := slices.Clip(s.PartSource)
+	ps := make([]int, len(s.Content.Parts)-len(rec.Message.Parts), len(s.Content.Parts))
+	copy(ps, s.PartSource)
 	for range rec.Message.Parts {
 		ps = append(ps, idx)
 	}
@@ -578,6 +586,7 @@ func (f *Fold) evict() {
 	}
 	if n > 0 {
 		f.win = f.win[n:]
+		f.off += n
 	}
 }
 
