@@ -21,9 +21,13 @@ import (
 // (docs/adr: the reconcile ADR; /tmp/api.md (a)–(d)). A default-mode
 // disagreement must be exactly one of these.
 const (
-	CatOwnership        = "a-ownership"         // identity evidence replaced ordering and clocks
-	CatSystemProvenance = "b-system-provenance" // only system-provenance writes after admission
-	CatIntegrity        = "c-transcript-integrity"
+	CatOwnership        = "a-ownership"            // identity evidence replaced ordering and clocks
+	CatSystemProvenance = "b-system-provenance"    // only system-provenance writes after admission
+	CatIntegrity        = "c-transcript-integrity" // an undecodable line in the committed region
+	// CatChainDegraded is (c)'s guard refusing a chain the reference reads
+	// past: a history gap, a parent cycle, an invalid or unknown-type record
+	// skipped, fragments that disagree on their parent.
+	CatChainDegraded    = "c-chain-degraded"
 	CatNotificationTrim = "d-notification-trim" // the tail trimmed by provenance, not content shape
 	// CatBackgroundTurn is beyond the brief's (a)–(d): guards.BackgroundTurn
 	// vetoes when a cron, notification or goal turn opened after admission.
@@ -31,7 +35,7 @@ const (
 )
 
 // Categories lists the deliberate differences in report order.
-var Categories = []string{CatOwnership, CatSystemProvenance, CatIntegrity, CatNotificationTrim, CatBackgroundTurn}
+var Categories = []string{CatOwnership, CatSystemProvenance, CatIntegrity, CatChainDegraded, CatNotificationTrim, CatBackgroundTurn}
 
 // Outcome is one scenario run through the reference and both tailproof modes.
 type Outcome struct {
@@ -222,8 +226,13 @@ func classify(o *Outcome) (string, string) {
 	// refuses as degraded, where the reference read past it.
 	if v, ok := hasVeto(def, "transcript-integrity"); ok {
 		t := def.Evidence.Transcript
-		if _, refToo := hasVeto(ref, "transcript-integrity"); !refToo && (len(t.BadLines) > 0 || t.Degraded != "") {
-			return CatIntegrity, v.Reason
+		if _, refToo := hasVeto(ref, "transcript-integrity"); !refToo {
+			switch {
+			case len(t.BadLines) > 0:
+				return CatIntegrity, v.Reason
+			case t.Degraded != "":
+				return CatChainDegraded, v.Reason
+			}
 		}
 	}
 	// (a) ownership evidence: a veto by identity, a decision by the target's

@@ -24,6 +24,9 @@ type Config struct {
 	Scratch string
 	// MaxFailures stops the run early after this many failures (<= 0: 20).
 	MaxFailures int
+	// SaveDir, when set, receives each failure and the first scenario of
+	// each known bug, minimized, as files (see Outcome.Save).
+	SaveDir string
 }
 
 // Report is a run's tally.
@@ -46,6 +49,8 @@ type Report struct {
 	Features map[string]int `json:"features"`
 	Elapsed  time.Duration  `json:"elapsed_ns"`
 	Failures []*Outcome     `json:"-"`
+	// Saved lists the directories Config.SaveDir received.
+	Saved []string `json:"saved,omitempty"`
 	// Examples keeps the first scenario id of each category.
 	Examples map[string]string `json:"examples"`
 }
@@ -89,7 +94,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		defer os.RemoveAll(d)
 		scratch = d
 	}
-	node, err := StartNode(ctx)
+	node, err := StartNode(ctx, scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -108,9 +113,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	// Node works on batch k+1 while tailproof judges batch k.
 	results := make(chan batchResult, 1)
+	gctx, stopGen := context.WithCancel(ctx)
+	defer stopGen()
 	go func() {
 		defer close(results)
-		for lo := 0; lo < cfg.Runs; lo += cfg.Batch {
+		for lo := 0; lo < cfg.Runs && gctx.Err() == nil; lo += cfg.Batch {
 			hi := min(lo+cfg.Batch, cfg.Runs)
 			scen := make([]Scenario, 0, hi-lo)
 			for i := lo; i < hi; i++ {
@@ -119,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			js, err := node.Run(scen)
 			select {
 			case results <- batchResult{scen, js, err}:
-			case <-ctx.Done():
+			case <-gctx.Done():
 				return
 			}
 			if err != nil {
@@ -127,6 +134,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		}
 	}()
+	var toSave []*Outcome
+	knownSaved := map[string]bool{}
+run:
 	for b := range results {
 		if b.err != nil {
 			return rep, b.err
@@ -137,10 +147,30 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 			o := Compare(ctx, scratch, s, b.js[i])
 			rep.add(o)
-			if len(rep.Failures) >= cfg.MaxFailures {
-				rep.Elapsed = time.Since(start)
-				return rep, nil
+			if o.Failed() || (o.Known != "" && !knownSaved[o.Known]) {
+				knownSaved[o.Known] = true
+				toSave = append(toSave, o)
 			}
+			if len(rep.Failures) >= cfg.MaxFailures {
+				break run
+			}
+		}
+	}
+	// Stop and drain the generator so node is idle before minimizing.
+	stopGen()
+	for range results {
+	}
+	if cfg.SaveDir != "" {
+		for _, o := range toSave {
+			m, err := Minimize(ctx, node, scratch, o)
+			if err != nil {
+				return rep, err
+			}
+			d, err := m.Save(cfg.SaveDir)
+			if err != nil {
+				return rep, err
+			}
+			rep.Saved = append(rep.Saved, d)
 		}
 	}
 	rep.Elapsed = time.Since(start)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 )
@@ -87,20 +87,21 @@ func PackageDir() (string, error) {
 		ErrUnavailable, Version, strings.Join(candidates, ", "))
 }
 
-// ScriptPath is the node side, found next to this source file (tests and a
-// source checkout) or through $TAILPROOF_CONFORMANCE_SCRIPT.
-func ScriptPath() (string, error) {
+//go:embed node/reconcile.mjs
+var script []byte
+
+// ScriptPath returns the node side to run: $TAILPROOF_CONFORMANCE_SCRIPT when
+// set, else the copy embedded in this package, written under dir (it finds
+// the package by absolute path, so it runs from anywhere).
+func ScriptPath(dir string) (string, error) {
 	if p := os.Getenv("TAILPROOF_CONFORMANCE_SCRIPT"); p != "" {
 		return p, nil
 	}
-	_, file, _, ok := runtime.Caller(0)
-	if ok {
-		p := filepath.Join(filepath.Dir(file), "node", "reconcile.mjs")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
+	p := filepath.Join(dir, "reconcile.mjs")
+	if err := os.WriteFile(p, script, 0o644); err != nil {
+		return "", fmt.Errorf("conformance: write the node script: %w", err)
 	}
-	return "", fmt.Errorf("%w: node/reconcile.mjs not found; set TAILPROOF_CONFORMANCE_SCRIPT", ErrUnavailable)
+	return p, nil
 }
 
 // Node is one long-lived node process running the reference over batches of
@@ -118,12 +119,14 @@ type Node struct {
 
 // StartNode starts reconcile.mjs under node. It returns an error wrapping
 // ErrUnavailable when node, the script or the package is missing.
-func StartNode(ctx context.Context) (*Node, error) {
+//
+// dir is a scratch directory the node side may use.
+func StartNode(ctx context.Context, dir string) (*Node, error) {
 	bin, err := exec.LookPath("node")
 	if err != nil {
 		return nil, fmt.Errorf("%w: node not on PATH", ErrUnavailable)
 	}
-	script, err := ScriptPath()
+	script, err := ScriptPath(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +135,7 @@ func StartNode(ctx context.Context) (*Node, error) {
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, bin, script)
-	cmd.Env = append(os.Environ(), "TAILPROOF_QWEN_PKG="+pkg, "TAILPROOF_SCRATCH="+ScratchBase())
+	cmd.Env = append(os.Environ(), "TAILPROOF_QWEN_PKG="+pkg, "TAILPROOF_SCRATCH="+dir)
 	stderr := &limitedWriter{n: 1 << 20}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()

@@ -20,7 +20,7 @@ type linePerturbation struct {
 // sorted, which both readers accept).
 func editRecord(lines []string, i int, f func(m map[string]any)) []string {
 	var m map[string]any
-	if err := json.Unmarshal([]byte(lines[i]), &m); err != nil {
+	if err := json.Unmarshal([]byte(lines[i]), &m); err != nil || m == nil {
 		return lines
 	}
 	f(m)
@@ -124,7 +124,7 @@ var transcriptPerturbations = []linePerturbation{
 		// reference merges parts and keeps the larger timestamp string.
 		i := g.r.IntN(len(l))
 		var m map[string]any
-		if json.Unmarshal([]byte(l[i]), &m) != nil {
+		if json.Unmarshal([]byte(l[i]), &m) != nil || m == nil {
 			return l
 		}
 		frag := map[string]any{}
