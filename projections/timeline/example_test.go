@@ -21,7 +21,7 @@ func Example() {
 	fmt.Print(tl.Describe())
 	cut := ev.Cut(2)
 	fmt.Printf("crash after event 2 keeps the whole ledger: %v, the first transcript line: %q\n",
-		string(cut[0]) == string(ledgerData), cut[1][len(cut[1])-20:])
+		string(cut[0]) == string(ledgerData), cut[1][len(cut[1])-23:])
 	// Output:
 	// #1 admission ledger:1 t=1000 prompt=p1 "admitted"
 	// #2 prompt transcript:1 t=1001 prompt=p1 ref=u1 prov=real_user "run the tests"
