@@ -188,7 +188,13 @@ func (m *FS) CrashKeeping(keep func(name string, unsynced []byte) int) {
 				extra := n.data[len(n.synced):]
 				k = min(max(keep(child, bytes.Clone(extra)), 0), len(extra))
 			}
-			n.data = append(bytes.Clone(n.synced), n.data[len(n.synced):len(n.synced)+k]...)
+			// An unsynced truncation can leave data shorter than synced; k is
+			// then 0 and only the synced bytes survive.
+			kept := bytes.Clone(n.synced)
+			if k > 0 {
+				kept = append(kept, n.data[len(n.synced):len(n.synced)+k]...)
+			}
+			n.data = kept
 			n.synced = bytes.Clone(n.data)
 			n.dirty = len(n.data)
 		}

@@ -348,3 +348,24 @@ func TestLockCreatesParents(t *testing.T) {
 		t.Fatal("lock under a file succeeded")
 	}
 }
+
+// A crash after an unsynced truncation below the synced length keeps the
+// synced bytes (found by the dsh repair crash test: it used to panic).
+func TestCrashAfterUnsyncedShrink(t *testing.T) {
+	m := memory.NewFS()
+	if err := m.WriteFile("/d/f", []byte("0123456789"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := m.OpenFile("/d/f", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(3); err != nil {
+		t.Fatal(err)
+	}
+	m.CrashKeeping(func(string, []byte) int { return 5 })
+	got, err := m.ReadFile("/d/f")
+	if err != nil || string(got) != "0123456789" {
+		t.Fatalf("after crash: %q, %v", got, err)
+	}
+}

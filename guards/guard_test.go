@@ -1,0 +1,83 @@
+package guards
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type ev struct{ a, b bool }
+
+var (
+	ga = Func("a", func(e ev) string {
+		if !e.a {
+			return "a is false"
+		}
+		return ""
+	})
+	gb = Func("b", func(e ev) string {
+		if !e.b {
+			return "b is false"
+		}
+		return ""
+	})
+)
+
+func TestCombinatorsPrintCanonically(t *testing.T) {
+	g := All(ga, Any(gb, Not(ga)))
+	if got, want := g.String(), "all(a, any(b, not(a)))"; got != want {
+		t.Fatalf("got %q want %q", got, want)
+	}
+}
+
+func TestAllCollectsEveryVeto(t *testing.T) {
+	got := All(ga, gb).Check(ev{})
+	want := []Veto{{Guard: "a", Reason: "a is false"}, {Guard: "b", Reason: "b is false"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatal(d)
+	}
+	if v := All(ga, gb).Check(ev{a: true, b: true}); v != nil {
+		t.Fatalf("all allowed, got %v", v)
+	}
+}
+
+func TestAnyAndNot(t *testing.T) {
+	if v := Any(ga, gb).Check(ev{b: true}); v != nil {
+		t.Fatalf("one alternative allows: %v", v)
+	}
+	if v := Any(ga, gb).Check(ev{}); len(v) != 2 {
+		t.Fatalf("none allows: want both vetoes, got %v", v)
+	}
+	if v := Any[ev]().Check(ev{}); len(v) != 1 {
+		t.Fatalf("empty any must refuse: %v", v)
+	}
+	v := Not(ga).Check(ev{a: true})
+	if len(v) != 1 || v[0].Guard != "not(a)" || v[0].Reason != "a allowed" {
+		t.Fatalf("not: %v", v)
+	}
+	if v := Not(ga).Check(ev{}); v != nil {
+		t.Fatalf("not of a veto allows: %v", v)
+	}
+}
+
+// Every reconcile guard names itself and stays silent on evidence it does
+// not apply to, so a veto always comes from the rule it names.
+func TestReconcileGuardsAllowNeutralEvidence(t *testing.T) {
+	neutral := &Evidence{
+		Dangling: []string{"p1"}, Target: "p1", HasAdmission: true,
+		RefetchLen: 0,
+	}
+	neutral.Admission.PromptID = "p1"
+	neutral.Transcript = TranscriptEvidence{Loaded: true, ChainLen: 2, MarkerIdx: -1, BackgroundIdx: -1,
+		HasLastVisible: true, LastVisibleMs: 10, LastVisibleType: "assistant", VisibleAfter: 1, NonSystemAfter: 1}
+	neutral.Transcript.Ownership.TargetIdx = -1
+	for _, g := range []Guard[*Evidence]{SingleDangling, Attribution, TranscriptIntegrity, Ownership, DispatchMarker,
+		Deadline, CompressionCheckpoint, SystemProvenance, BackgroundTurn, Temporal, PredecessorFence, CompletionEvidence, Race} {
+		if g.Name() == "" || g.String() != g.Name() {
+			t.Errorf("guard %q prints as %q", g.Name(), g.String())
+		}
+		if v := g.Check(neutral); v != nil {
+			t.Errorf("%s vetoed neutral evidence: %v", g.Name(), v)
+		}
+	}
+}
