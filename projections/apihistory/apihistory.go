@@ -100,14 +100,14 @@ func DescribeContent(c qwen.Content) string {
 // DescribePart prints one part: quoted full text (thought: prefixed), or the
 // call identity of a function part.
 func DescribePart(p qwen.Part) string {
+	s := p.Describe()
 	if p.Kind == qwen.PartText {
-		s := strconv.Quote(p.Text)
-		if p.Thought {
-			return "thought:" + s
-		}
-		return s
+		s = strconv.Quote(p.Text)
 	}
-	return p.Describe()
+	if p.Thought && !strings.HasPrefix(s, "thought:") {
+		s = "thought:" + s
+	}
+	return s
 }
 
 // Options configure a Fold.
@@ -195,6 +195,7 @@ type Fold struct {
 	flagRun  int // trailing kept entries flagged cold
 
 	ids       map[string]idCount // functionCall / functionResponse ids in the whole history
+	idsShown  map[string]idCount // the same, without thought parts (StripThoughts only)
 	completed map[string]int     // completedToolCallIds → insertion sequence
 	seq       int
 	tags      map[string]int // promptId tag → kept entries carrying it
@@ -219,6 +220,7 @@ func New(opts Options) *Fold {
 		opts:      opts,
 		keep:      k,
 		ids:       map[string]idCount{},
+		idsShown:  map[string]idCount{},
 		completed: map[string]int{},
 		tags:      map[string]int{},
 		prompts:   map[string]*promptHint{},
@@ -390,6 +392,30 @@ func (f *Fold) unique(id string) bool {
 	return id != "" && c.calls == 1 && c.results == 1
 }
 
+// uniqueShown is hasUniqueToolResult over the finished history, where
+// StripThoughts may have dropped a thought-flagged call or response.
+func (f *Fold) uniqueShown(id string) bool {
+	if !f.opts.StripThoughts {
+		return f.unique(id)
+	}
+	c := f.idsShown[id]
+	return id != "" && c.calls == 1 && c.results == 1
+}
+
+func count(m map[string]idCount, p qwen.Part, sign int) {
+	c := m[p.ID]
+	if p.Kind == qwen.PartFunctionCall {
+		c.calls += sign
+	} else {
+		c.results += sign
+	}
+	if c.calls == 0 && c.results == 0 {
+		delete(m, p.ID)
+	} else {
+		m[p.ID] = c
+	}
+}
+
 // compress replaces the history with the compression's compressedHistory.
 func (f *Fold) compress(rec *qwen.Record, ev events.Event) {
 	clear(f.win)
@@ -398,6 +424,7 @@ func (f *Fold) compress(rec *qwen.Record, ev events.Event) {
 	f.evictedPromptFound, f.evictedPromptID = false, ""
 	f.shapeRun, f.flagRun = 0, 0
 	clear(f.ids)
+	clear(f.idsShown)
 	clear(f.tags)
 	clear(f.completed)
 	src := sourceOf(rec, ev)
@@ -470,16 +497,9 @@ func (f *Fold) account(e *Entry, sign int) {
 		if !p.HasID || p.ID == "" || (p.Kind != qwen.PartFunctionCall && p.Kind != qwen.PartFunctionResponse) {
 			continue
 		}
-		c := f.ids[p.ID]
-		if p.Kind == qwen.PartFunctionCall {
-			c.calls += sign
-		} else {
-			c.results += sign
-		}
-		if c.calls == 0 && c.results == 0 {
-			delete(f.ids, p.ID)
-		} else {
-			f.ids[p.ID] = c
+		count(f.ids, p, sign)
+		if f.opts.StripThoughts && !p.Thought {
+			count(f.idsShown, p, sign)
 		}
 	}
 	if e.PromptID != "" && f.kept(e) {
@@ -606,7 +626,7 @@ func (f *Fold) Result() Result {
 	if len(f.completed) > 0 {
 		ids := make([]string, 0, len(f.completed))
 		for id := range f.completed {
-			if f.unique(id) {
+			if f.uniqueShown(id) {
 				ids = append(ids, id)
 			}
 		}

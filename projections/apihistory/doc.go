@@ -104,6 +104,7 @@
 //   - turn_result validation checks promptId, state, endedAt, cancelledAt and
 //     stopReason length, not the error/cancelReason/text fields; cancelledAt 0
 //     reads as absent (the codec tests truthiness);
-//   - numeric or otherwise non-string call ids and names read as absent, and a
-//     thought flag is honoured on text parts only.
+//   - numeric or otherwise non-string call ids and names read as absent; a
+//     part holding both a functionCall and a functionResponse counts as a
+//     call only.
 package apihistory

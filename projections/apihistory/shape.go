@@ -47,7 +47,7 @@ func isJSWhitespace(r rune) bool {
 // is a string, thoughts included) that starts with open and, after trimEnd,
 // ends with close.
 func wrappedIn(p qwen.Part, open, close string) bool {
-	return p.Kind == qwen.PartText && strings.HasPrefix(p.Text, open) && strings.HasSuffix(jsTrimEnd(p.Text), close)
+	return hasText(p) && strings.HasPrefix(p.Text, open) && strings.HasSuffix(jsTrimEnd(p.Text), close)
 }
 
 // IsSystemNotificationContent is the reference's shape test: a user entry
@@ -126,13 +126,13 @@ func isApiUserPrompt(c qwen.Content, excludeTodoGuard bool) bool {
 	}
 	if excludeTodoGuard {
 		for _, p := range c.Parts {
-			if p.Kind == qwen.PartText && isTodoStopGuardPromptText(p.Text) {
+			if hasText(p) && isTodoStopGuardPromptText(p.Text) {
 				return false
 			}
 		}
 	}
 	for _, p := range c.Parts {
-		if p.Kind == qwen.PartText && p.Text != "" {
+		if hasText(p) && p.Text != "" {
 			return true
 		}
 	}
@@ -161,7 +161,11 @@ func isLastPromptCandidate(c qwen.Content, tagged bool) bool {
 
 // onlyText is the slash-command pop's part test: a string text and no other
 // key (Object.keys(part).length === 1).
-func onlyText(p qwen.Part) bool { return p.Kind == qwen.PartText && p.OnlyText }
+func onlyText(p qwen.Part) bool { return hasText(p) && p.OnlyText }
+
+// hasText is typeof part.text === "string", whatever else the part holds
+// (the codec sets HasText; hand-built text parts may only set Kind).
+func hasText(p qwen.Part) bool { return p.HasText || p.Kind == qwen.PartText }
 
 // jsonNumber parses raw JSON text as a finite number (JSON.parse of a
 // number literal; an out-of-range literal becomes ±Infinity there, which no

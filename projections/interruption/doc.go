@@ -56,7 +56,14 @@
 // Guessed so no caller mistakes a guess for evidence.
 //
 // Every verdict part and dangling call carries the Source record (uuid,
-// position, provenance, origin) it came from.
+// position, provenance, origin) it came from. That is why Detect takes
+// apihistory entries rather than bare Content; wrap a bare history as
+// apihistory.Entry{Content: c} when there is no record behind it.
+//
+// Detect over a bounded apihistory.Result.Tail is only meaningful through
+// ClassifiableTail: the bounded fold guarantees TailCount entries before the
+// trailing notification run, which is exactly what the tail reads, while the
+// reference recovery plan's walk over a whole history can reach further back.
 //
 // Unlike the recovery plan, Classify does not see the trimmed run, so the
 // parts of an interrupted prompt never include trimmed cold notifications

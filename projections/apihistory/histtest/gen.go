@@ -25,6 +25,7 @@ func genPart(t *rapid.T, role string) qwen.Part {
 		if role == "user" {
 			p.Kind = qwen.PartFunctionResponse
 		}
+		p.Thought = rapid.IntRange(0, 5).Draw(t, "fnthought") == 0
 		p.ID = rapid.SampledFrom(ids).Draw(t, "id")
 		p.HasID = rapid.IntRange(0, 5).Draw(t, "hasid") > 0
 		if !p.HasID {

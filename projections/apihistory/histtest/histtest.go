@@ -11,6 +11,7 @@
 //	FR id name        user functionResponse
 //	IMG               user inlineData
 //	EMPTY             no parts at all (role from a user:/model: prefix, default user)
+//	~<part>           the part with "thought": true
 //
 // Text may be a Go-quoted string ("a\nb"). The role is the first part's,
 // unless the line starts with "user:" or "model:".
@@ -62,6 +63,11 @@ func nameOrAbsent(s string) (string, bool) {
 // ParsePart parses one part shorthand and returns it with the role it implies.
 func ParsePart(s string) (qwen.Part, string, error) {
 	s = strings.TrimSpace(s)
+	if rest, ok := strings.CutPrefix(s, "~"); ok {
+		p, role, err := ParsePart(rest)
+		p.Thought, p.OnlyText = true, false
+		return p, role, err
+	}
 	op, rest, _ := strings.Cut(s, " ")
 	switch op {
 	case "U", "M", "T", "R", "Nt":
