@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,6 +51,24 @@ func synthTranscript(w io.Writer, size int64) (int64, int) {
 	return written, n
 }
 
+// cpuSeconds is the process's user+system CPU time. Reported throughput per
+// CPU second is the per-core figure, independent of how busy a shared
+// machine is (wall-clock MB/s is not).
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// reportCPU adds the MB-per-CPU-second metric for n iterations over size bytes.
+func reportCPU(b *testing.B, start float64, size int64) {
+	if used := cpuSeconds() - start; used > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/1e6/used, "MB/cpu-s")
+	}
+}
+
 // BenchmarkDecode measures the codec alone (line framing included) on an
 // in-memory transcript dominated by large tool outputs.
 func BenchmarkDecode(b *testing.B) {
@@ -60,6 +79,7 @@ func BenchmarkDecode(b *testing.B) {
 	b.ReportAllocs()
 	c := Codec{}
 	var evs []events.Event
+	cpu := cpuSeconds()
 	for b.Loop() {
 		for line, err := range events.Lines(bytes.NewReader(data), 0) {
 			if err != nil {
@@ -71,6 +91,7 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		}
 	}
+	reportCPU(b, cpu, size)
 }
 
 // BenchmarkDecodeReference is the encoding/json reference on the same
@@ -81,6 +102,7 @@ func BenchmarkDecodeReference(b *testing.B) {
 	data := buf.Bytes()
 	b.SetBytes(size)
 	b.ReportAllocs()
+	cpu := cpuSeconds()
 	for b.Loop() {
 		for line, err := range events.Lines(bytes.NewReader(data), 0) {
 			if err != nil {
@@ -89,6 +111,7 @@ func BenchmarkDecodeReference(b *testing.B) {
 			refDecodeLine(line.Bytes, DecodeOptions{})
 		}
 	}
+	reportCPU(b, cpu, size)
 }
 
 // BenchmarkLoadChain runs both passes (LoadChain, then Walk) over a
@@ -140,6 +163,7 @@ func BenchmarkLoadChain(b *testing.B) {
 	}()
 	b.SetBytes(written)
 	b.ResetTimer()
+	cpu := cpuSeconds()
 	for b.Loop() {
 		c, err := LoadChain(open, LoadOptions{})
 		if err != nil {
@@ -154,6 +178,7 @@ func BenchmarkLoadChain(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	reportCPU(b, cpu, written)
 	close(stop)
 	wg.Wait()
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
