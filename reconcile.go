@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tailproof/tailproof/adapters"
@@ -101,16 +102,10 @@ func (r *reconciler) tracef(format string, args ...any) {
 }
 
 func (r *reconciler) guards() machines.ReconcileGuards {
-	if !r.opts.Reference {
-		return machines.DefaultReconcileGuards(r.opts.Guards...)
+	if r.opts.Reference {
+		return machines.ReferenceReconcileGuards(r.opts.Guards...)
 	}
-	check := []guards.Guard[*guards.Evidence]{
-		guards.TranscriptIntegrity, guards.DispatchMarker, guards.Deadline,
-		guards.CompressionCheckpoint, guards.Temporal, guards.PredecessorFence,
-	}
-	g := machines.DefaultReconcileGuards()
-	g.Check = guards.All(append(check, r.opts.Guards...)...)
-	return g
+	return machines.DefaultReconcileGuards(r.opts.Guards...)
 }
 
 func (r *reconciler) decision(v Verdict) Decision {
@@ -174,6 +169,11 @@ func (r *reconciler) run() (Decision, error) {
 		return r.decision(VerdictNone), nil
 	}
 	ev.Target = ev.Dangling[0]
+	if adm, ok := view.LatestUnsettledAdmission(); ok && len(ev.Dangling) > 1 && !r.opts.Reference && slices.Contains(ev.Dangling, adm.PromptID) {
+		// Several dangling: only the last-admitted unsettled prompt can own
+		// the tail; SeveralDangling decides whether identity proves it does.
+		ev.Target = adm.PromptID
+	}
 	if !r.fire(machines.EvSelect) {
 		return r.decision(VerdictUnknown), nil
 	}

@@ -55,11 +55,12 @@ type ReconcileGuards struct {
 	Commit    guards.Guard[*guards.Evidence]
 }
 
-// DefaultReconcileGuards returns the standard guards; extra guards a harness
+// DefaultReconcileGuards returns tailproof's guards; extra guards a harness
 // supplies run at the evidence check, after the built-in ones.
 func DefaultReconcileGuards(extra ...guards.Guard[*guards.Evidence]) ReconcileGuards {
 	check := []guards.Guard[*guards.Evidence]{
 		guards.TranscriptIntegrity,
+		guards.SeveralDangling,
 		guards.Ownership,
 		guards.DispatchMarker,
 		guards.Deadline,
@@ -70,7 +71,7 @@ func DefaultReconcileGuards(extra ...guards.Guard[*guards.Evidence]) ReconcileGu
 		guards.PredecessorFence,
 	}
 	return ReconcileGuards{
-		Select:    guards.SingleDangling,
+		Select:    nil, // several dangling prompts are decided at the evidence check (SeveralDangling)
 		Attribute: guards.Attribution,
 		Check:     guards.All(append(check, extra...)...),
 		Classify:  guards.CompletionEvidence,
@@ -95,4 +96,22 @@ func NewReconcile(g ReconcileGuards) *Machine[*guards.Evidence] {
 		}
 		return nil
 	})
+}
+
+// ReferenceReconcileGuards returns exactly the rules of Qwen Code 0.24.4's
+// reconcileDanglingPromptTerminals, in its order: no ownership evidence, no
+// background-turn or system-provenance guard, several dangling prompts vetoed
+// outright. Extra guards run at the evidence check.
+func ReferenceReconcileGuards(extra ...guards.Guard[*guards.Evidence]) ReconcileGuards {
+	check := []guards.Guard[*guards.Evidence]{
+		guards.TranscriptIntegrity, guards.DispatchMarker, guards.Deadline,
+		guards.CompressionCheckpoint, guards.Temporal, guards.PredecessorFence,
+	}
+	return ReconcileGuards{
+		Select:    guards.SingleDangling,
+		Attribute: guards.Attribution,
+		Check:     guards.All(append(check, extra...)...),
+		Classify:  guards.CompletionEvidence,
+		Commit:    guards.Race,
+	}
 }
