@@ -1,0 +1,295 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+func init() {
+	register(command{
+		name:    "replay",
+		summary: "step through a recorded session: what each event changed, every guard decision, what a crash at any point would decide",
+		run:     runReplay,
+	})
+}
+
+type replayFlags struct {
+	sf        sessionFlags
+	dsh       string
+	dir       string
+	asJSON    bool
+	at        int
+	crashAt   string
+	reference bool
+	now       int64
+	html      string
+}
+
+const replayUsage = "usage: tailproof replay (--ledger FILE --transcript FILE | --cwd WORKSPACE --session ID [--qwen-runtime DIR] | --dsh FILE | --dir DIR)\n" +
+	"                        [--at N | --crash-at N|all] [--json] [--html FILE] [--reference] [--now MS]"
+
+func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f replayFlags
+	f.sf.register(fs)
+	fs.StringVar(&f.dsh, "dsh", "", "a dsh session log (`FILE`) instead of a Qwen session")
+	fs.StringVar(&f.dir, "dir", "", "batch mode: every session under `DIR` (Qwen runtime layout, or <id>.jsonl/<id>.ledger.jsonl pairs)")
+	fs.BoolVar(&f.asJSON, "json", false, "one JSON object per line: each step, then the decision (batch: one summary object)")
+	fs.IntVar(&f.at, "at", -1, "stop stepping after event `N` (the decision still covers the whole session)")
+	fs.StringVar(&f.crashAt, "crash-at", "", "replay as if the process died right after event `N` (0: before any), or `all` for a table of every crash point")
+	fs.BoolVar(&f.reference, "reference", false, "decide with exactly Qwen Code 0.24.4's rules")
+	fs.Int64Var(&f.now, "now", 0, "the clock in Unix `MS` for a record recovery would append (default: the last event's time)")
+	fs.StringVar(&f.html, "html", "", "also write a self-contained HTML timeline of the session to `FILE`")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, replayUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "tailproof replay: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if f.at >= 0 && f.crashAt != "" {
+		fmt.Fprintln(stderr, "tailproof replay: give --at or --crash-at, not both")
+		return 2
+	}
+	if f.dir != "" {
+		if f.dsh != "" || f.sf.ledger != "" || f.sf.transcript != "" || f.sf.session != "" || f.at >= 0 || f.crashAt != "" || f.html != "" {
+			fmt.Fprintln(stderr, "tailproof replay: --dir takes only --json, --reference and --now")
+			return 2
+		}
+		return runReplayBatch(ctx, f, stdout, stderr)
+	}
+	s, err := loadReplaySession(ctx, f)
+	if err != nil {
+		fmt.Fprintf(stderr, "tailproof replay: %v\n", err)
+		return 2
+	}
+	total := s.ev.Len()
+	if f.at > total {
+		fmt.Fprintf(stderr, "tailproof replay: --at %d is past the last event (%d)\n", f.at, total)
+		return 2
+	}
+	if f.crashAt == "all" {
+		return replayCrashTable(ctx, f, s, stdout, stderr)
+	}
+	stop, decideAt, crash := total, total, false
+	if f.at >= 0 {
+		stop = f.at
+	}
+	if f.crashAt != "" {
+		n, err := strconv.Atoi(f.crashAt)
+		if err != nil || n < 0 || n > total {
+			fmt.Fprintf(stderr, "tailproof replay: --crash-at wants all or an event number from 0 to %d, got %q\n", total, f.crashAt)
+			return 2
+		}
+		stop, decideAt, crash = n, n, true
+	}
+	w := &replayWriter{w: stdout, json: f.asJSON}
+	st := newStepper(s)
+	var steps []step
+	for range stop {
+		stp := st.next()
+		steps = append(steps, stp)
+		w.step(stp, total)
+	}
+	out := decide(ctx, s, decideAt, f.reference, f.now)
+	w.outcome(out, total, crash)
+	if f.html != "" {
+		crashPoint := -1
+		if crash {
+			crashPoint = decideAt
+		}
+		if err := writeReplayHTML(f.html, s, out, crashPoint); err != nil {
+			fmt.Fprintf(stderr, "tailproof replay: %v\n", err)
+			return 1
+		}
+	}
+	if w.err != nil {
+		fmt.Fprintf(stderr, "tailproof replay: %v\n", w.err)
+		return 1
+	}
+	return 0
+}
+
+func loadReplaySession(ctx context.Context, f replayFlags) (*session, error) {
+	if f.dsh != "" {
+		if f.sf.ledger != "" || f.sf.transcript != "" || f.sf.session != "" || f.sf.cwd != "" || f.sf.runtime != "" {
+			return nil, errors.New("--dsh takes no Qwen session flags")
+		}
+		data, err := os.ReadFile(f.dsh)
+		if err != nil {
+			return nil, err
+		}
+		return newDSHSession(f.dsh, data)
+	}
+	store, sid, err := f.sf.store()
+	if err != nil {
+		return nil, err
+	}
+	name := sid
+	if name == "" {
+		name = f.sf.transcript
+	}
+	return loadStore(ctx, store, sid, name)
+}
+
+// replayWriter prints steps and outcomes as text or JSON lines, keeping the
+// first write error.
+type replayWriter struct {
+	w    io.Writer
+	json bool
+	err  error
+}
+
+func (r *replayWriter) printf(format string, args ...any) {
+	if r.err == nil {
+		_, r.err = fmt.Fprintf(r.w, format, args...)
+	}
+}
+
+func (r *replayWriter) encode(v any) {
+	if r.err != nil {
+		return
+	}
+	enc := json.NewEncoder(r.w)
+	enc.SetEscapeHTML(false)
+	r.err = enc.Encode(v)
+}
+
+func (r *replayWriter) step(s step, total int) {
+	if r.json {
+		r.encode(s)
+		return
+	}
+	r.printf("step %d/%d  %s\n", s.N, total, s.Event)
+	for _, p := range s.Changed {
+		r.printf("  %-15s %s\n", p.Name+":", p.State)
+	}
+	if len(s.Same) > 0 {
+		r.printf("  %-15s %s\n", "unchanged:", strings.Join(s.Same, ", "))
+	}
+	for _, it := range s.Items {
+		r.printf("  %-15s + %s\n", "timeline:", it.Describe())
+	}
+}
+
+func (r *replayWriter) outcome(o outcome, total int, crash bool) {
+	if r.json {
+		r.encode(struct {
+			Decision outcome `json:"decision"`
+			Events   int     `json:"events"`
+			Crash    bool    `json:"crash"`
+		}{o, total, crash})
+		return
+	}
+	if crash {
+		r.printf("\ncrash right after event %d of %d; recovery (dry run, in memory) would decide:\n", o.At, total)
+	} else {
+		r.printf("\nrecovery over all %d events (dry run, in memory) would decide:\n", total)
+	}
+	r.printf("  verdict:  %s\n", o.Verdict)
+	if o.Target != "" {
+		r.printf("  target:   %s\n", o.Target)
+	}
+	for _, a := range o.Append {
+		r.printf("  append:   %s\n", a)
+	}
+	for _, v := range o.Vetoes {
+		r.printf("  veto:     %s: %s\n", v.Guard, v.Reason)
+	}
+	if o.Error != "" {
+		r.printf("  error:    %s\n", o.Error)
+	}
+	if len(o.Trace) > 0 {
+		r.printf("  machine transitions and guard decisions:\n")
+		for _, t := range o.Trace {
+			r.printf("    %s\n", t)
+		}
+	}
+}
+
+// crashRow is one line of the --crash-at all table.
+type crashRow struct {
+	At      int      `json:"at"`
+	Event   string   `json:"event"`
+	Verdict string   `json:"verdict"`
+	Target  string   `json:"target,omitempty"`
+	Guards  []string `json:"vetoedBy"`
+	Error   string   `json:"error,omitempty"`
+}
+
+func crashRows(ctx context.Context, s *session, reference bool, now int64) []crashRow {
+	rows := make([]crashRow, 0, s.ev.Len()+1)
+	for n := 0; n <= s.ev.Len(); n++ {
+		o := decide(ctx, s, n, reference, now)
+		row := crashRow{At: n, Event: "(before any event)", Verdict: o.Verdict, Target: o.Target, Guards: []string{}, Error: o.Error}
+		if n > 0 {
+			e := s.ev.Event(n - 1)
+			row.Event = fmt.Sprintf("%s:%d %s", e.Stream, e.Pos.Line, e.Kind)
+		}
+		for _, v := range o.Vetoes {
+			row.Guards = append(row.Guards, v.Guard)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, stderr io.Writer) int {
+	rows := crashRows(ctx, s, f.reference, f.now)
+	w := &replayWriter{w: stdout, json: f.asJSON}
+	if f.asJSON {
+		for _, r := range rows {
+			w.encode(r)
+		}
+	} else {
+		w.printf("%-5s  %-40s  %-12s  %-38s  %s\n", "crash", "after event", "verdict", "target", "vetoed by")
+		for _, r := range rows {
+			verdict := r.Verdict
+			if r.Error != "" {
+				verdict = "error"
+			}
+			w.printf("%5d  %-40s  %-12s  %-38s  %s\n", r.At, r.Event, verdict, orDashStr(r.Target), strings.Join(r.Guards, ", "))
+		}
+		counts := map[string]int{}
+		for _, r := range rows {
+			counts[r.Verdict]++
+		}
+		w.printf("\n%d crash points:", len(rows))
+		for _, v := range []string{"none", "completed", "interrupted", "unknown", "balanced", "unloadable"} {
+			if counts[v] > 0 {
+				w.printf(" %s %d", v, counts[v])
+			}
+		}
+		w.printf("\n")
+	}
+	if f.html != "" {
+		if err := writeReplayHTML(f.html, s, decide(ctx, s, s.ev.Len(), f.reference, f.now), -1); err != nil {
+			fmt.Fprintf(stderr, "tailproof replay: %v\n", err)
+			return 1
+		}
+	}
+	if w.err != nil {
+		fmt.Fprintf(stderr, "tailproof replay: %v\n", w.err)
+		return 1
+	}
+	return 0
+}
+
+func orDashStr(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,347 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/tailproof/tailproof"
+	"github.com/tailproof/tailproof/adapters"
+	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/dsh"
+	"github.com/tailproof/tailproof/events/qwen"
+	"github.com/tailproof/tailproof/guards"
+	"github.com/tailproof/tailproof/projections/apihistory"
+	"github.com/tailproof/tailproof/projections/attribution"
+	"github.com/tailproof/tailproof/projections/ledgerview"
+	"github.com/tailproof/tailproof/projections/timeline"
+	"github.com/tailproof/tailproof/projections/turns"
+)
+
+// session is one recorded session held in memory: replay reads the user's
+// files once and never opens them again, so nothing it does can write there.
+type session struct {
+	name string
+	dsh  bool
+	// exists says which files were present (a missing transcript is evidence
+	// too: "transcript missing").
+	exists [2]bool
+	ev     *timeline.Evidence
+}
+
+// loadStore reads a session's two files through the store the flags name.
+func loadStore(ctx context.Context, st adapters.Store, sid, name string) (*session, error) {
+	var data [2][]byte
+	var exists [2]bool
+	open := [2]func() (io.ReadCloser, error){
+		func() (io.ReadCloser, error) { return st.OpenLedger(ctx, sid) },
+		func() (io.ReadCloser, error) { return st.OpenTranscript(ctx, sid) },
+	}
+	for i, o := range open {
+		rc, err := o()
+		if err != nil {
+			if errors.Is(err, adapters.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, fmt.Errorf("read %s: %w", [2]string{"ledger", "transcript"}[i], err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", [2]string{"ledger", "transcript"}[i], err)
+		}
+		// An empty ledger is what OpenLedger returns for a missing one.
+		data[i], exists[i] = b, i == 1 || len(b) > 0
+	}
+	return newQwenSession(name, data, exists)
+}
+
+func newQwenSession(name string, data [2][]byte, exists [2]bool) (*session, error) {
+	ev, err := timeline.QwenEvidence(data[0], data[1], 0)
+	if err != nil {
+		return nil, err
+	}
+	return &session{name: name, exists: exists, ev: ev}, nil
+}
+
+func newDSHSession(name string, data []byte) (*session, error) {
+	ev, err := timeline.DSHEvidence(data, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &session{name: name, dsh: true, exists: [2]bool{true, false}, ev: ev}, nil
+}
+
+// projection is one named projection's state after a step, as one line.
+type projection struct {
+	Name  string `json:"projection"`
+	State string `json:"state"`
+}
+
+// step is what one event changed.
+type step struct {
+	N       int             `json:"step"`
+	Event   string          `json:"event"`
+	Changed []projection    `json:"changed"`
+	Same    []string        `json:"unchanged"`
+	Items   []timeline.Item `json:"timeline"`
+}
+
+// stepper folds a session event by event. Transcript projections are
+// recomputed from the evidence so far at every step (the active chain can
+// change shape when a later record branches or rewinds), which costs
+// O(n²) over a session and is what makes each step's state exactly what
+// recovery would have seen had the process died there.
+type stepper struct {
+	s     *session
+	n     int
+	view  *ledgerview.View
+	trans []events.Event
+	enc   *turns.Enclosure
+	tl    *timeline.Timeline
+	last  map[string]string
+	order []string
+}
+
+func newStepper(s *session) *stepper {
+	st := &stepper{s: s, view: ledgerview.New(), enc: &turns.Enclosure{}, tl: timeline.New(), last: map[string]string{}}
+	if s.dsh {
+		st.order = []string{"turn enclosure"}
+	} else {
+		st.order = []string{"ledger view", "api history", "attribution"}
+	}
+	return st
+}
+
+func (st *stepper) next() step {
+	ev := st.s.ev.Event(st.n)
+	st.n++
+	states := map[string]string{}
+	switch body := ev.Body.(type) {
+	case *dsh.EventBody:
+		if err := st.enc.Apply(body.Record); err != nil {
+			states["turn enclosure"] = "error: " + err.Error()
+		} else {
+			states["turn enclosure"] = st.enc.Describe()
+		}
+	default:
+		if ev.Stream == events.StreamLedger {
+			if rec, ok := asLedger(ev); ok {
+				st.view.Add(rec)
+			}
+		} else {
+			st.trans = append(st.trans, ev)
+		}
+		states["ledger view"] = describeView(st.view)
+		hist, attr := transcriptStates(st.view, st.trans)
+		states["api history"], states["attribution"] = hist, attr
+	}
+	out := step{N: st.n, Event: ev.Describe(), Changed: []projection{}, Same: []string{}}
+	for _, name := range st.order {
+		if states[name] != st.last[name] {
+			out.Changed = append(out.Changed, projection{Name: name, State: states[name]})
+		} else {
+			out.Same = append(out.Same, name)
+		}
+		st.last[name] = states[name]
+	}
+	out.Items = append([]timeline.Item{}, st.tl.Add(ev)...)
+	return out
+}
+
+func describeView(v *ledgerview.View) string {
+	b := fmt.Sprintf("%d records, dangling [%s]", v.Len(), strings.Join(v.Dangling(), " "))
+	if a, ok := v.LatestUnsettledAdmission(); ok {
+		b += ", latest unsettled admission " + a.Describe()
+	}
+	return b
+}
+
+// transcriptStates are the api-history and attribution projections over the
+// active chain of the transcript events so far.
+func transcriptStates(view *ledgerview.View, trans []events.Event) (string, string) {
+	if len(trans) == 0 {
+		return "empty", "no transcript"
+	}
+	chain, _, err := qwen.ChainOf(trans)
+	if err != nil {
+		return "error: " + err.Error(), "error: " + err.Error()
+	}
+	hist := "empty"
+	if res, err := apihistory.Build(chain, apihistory.Options{}); err != nil {
+		hist = "error: " + err.Error()
+	} else if res.Total > 0 {
+		last := res.Tail[len(res.Tail)-1]
+		hist = fmt.Sprintf("%d entries, %d completed tool calls, %d trailing notifications, last %s",
+			res.Total, len(res.CompletedToolCallIDs), res.TrailingSystemNotifications, last.Describe())
+	}
+	dangling := view.Dangling()
+	if len(dangling) == 0 {
+		return hist, "no dangling prompt to attribute"
+	}
+	adm, _ := view.LatestUnsettledAdmission()
+	f := attribution.New(dangling[0], adm.TailUUID, adm.AtFloat())
+	for _, e := range chain {
+		f.Add(e)
+	}
+	return hist, describeTranscriptEvidence(dangling[0], f.Evidence())
+}
+
+func describeTranscriptEvidence(target string, t guards.TranscriptEvidence) string {
+	s := fmt.Sprintf("target %s: chain %d, marker %s, after admission %d (visible %d, non-system %d), last visible %s",
+		target, t.ChainLen, marker(t), t.AfterAdmission, t.VisibleAfter, t.NonSystemAfter, orNone(t.LastVisibleType))
+	if t.CompressedAfter {
+		s += ", compressed after admission"
+	}
+	if t.BackgroundKind != "" {
+		s += ", background " + t.BackgroundKind
+	}
+	if o := t.Ownership; o.Active {
+		if o.TargetIdx < 0 {
+			s += ", no own record"
+		} else {
+			s += fmt.Sprintf(", own record #%d", o.TargetIdx)
+		}
+		if o.FollowedBy != "" {
+			s += ", followed by " + o.FollowedBy
+		}
+		if o.TurnResult != "" {
+			s += ", turn_result " + o.TurnResult
+		}
+	}
+	return s
+}
+
+func marker(t guards.TranscriptEvidence) string {
+	switch {
+	case t.MarkerUUID == "":
+		return "none"
+	case t.MarkerIdx < 0:
+		return t.MarkerUUID + " (absent)"
+	}
+	return fmt.Sprintf("#%d", t.MarkerIdx)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// outcome is what recovery decides over a cut of the evidence.
+type outcome struct {
+	At       int      `json:"at"`
+	Verdict  string   `json:"verdict"`
+	Target   string   `json:"target,omitempty"`
+	Dangling []string `json:"dangling"`
+	Append   []string `json:"append"`
+	Vetoes   []veto   `json:"vetoes"`
+	State    string   `json:"state,omitempty"`
+	Trace    []string `json:"trace"`
+	Error    string   `json:"error,omitempty"`
+}
+
+type veto struct {
+	Guard  string `json:"guard"`
+	Reason string `json:"reason"`
+}
+
+// decide runs recovery, as a dry run, over the bytes a crash right after
+// merged event n would have left, in an in-memory filesystem.
+func decide(ctx context.Context, s *session, n int, reference bool, now int64) outcome {
+	cut := s.ev.Cut(n)
+	out := outcome{At: n, Dangling: []string{}, Append: []string{}, Vetoes: []veto{}, Trace: []string{}}
+	mem := memory.NewFS()
+	if err := mem.MkdirAll("/replay", 0o755); err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	if s.dsh {
+		return decideDSH(mem, cut[0], out)
+	}
+	const lp, tp = "/replay/session.ledger.jsonl", "/replay/session.jsonl"
+	for i, p := range []string{lp, tp} {
+		if s.exists[i] {
+			if err := mem.WriteFile(p, cut[i], 0o644); err != nil {
+				out.Error = err.Error()
+				return out
+			}
+		}
+	}
+	if now == 0 {
+		now = lastTime(s.ev, n)
+	}
+	d, err := tailproof.Reconcile(ctx, jsonl.NewFilesStore(mem, lp, tp), "", tailproof.Options{
+		Now: func() int64 { return now }, DryRun: true, Reference: reference,
+	})
+	if err != nil {
+		out.Error = err.Error()
+	}
+	out.Verdict, out.Target, out.State = string(d.Verdict), d.Target, d.State
+	if d.Evidence != nil && d.Evidence.Dangling != nil {
+		out.Dangling = d.Evidence.Dangling
+	}
+	if d.Line != nil {
+		out.Append = append(out.Append, string(d.Line))
+	}
+	for _, v := range d.Vetoes {
+		out.Vetoes = append(out.Vetoes, veto{v.Guard, v.Reason})
+	}
+	if d.Trace != nil {
+		out.Trace = d.Trace
+	}
+	return out
+}
+
+func decideDSH(mem *memory.FS, data []byte, out outcome) outcome {
+	const p = "/replay/session.jsonl"
+	if err := mem.WriteFile(p, data, 0o644); err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	rec, err := jsonl.RecoverDSHLog(mem, p)
+	if err != nil {
+		out.Verdict, out.Error = "unloadable", err.Error()
+		return out
+	}
+	enc := &turns.Enclosure{}
+	for _, r := range rec.Events[:len(rec.Events)-len(rec.Repair.Closers)] {
+		if err := enc.Apply(r); err != nil {
+			break
+		}
+	}
+	out.Trace = append(out.Trace, "fold log: "+enc.Describe())
+	if rec.Repair.TruncatedBytes > 0 {
+		out.Trace = append(out.Trace, fmt.Sprintf("repair: cut a torn final fragment of %d bytes", rec.Repair.TruncatedBytes))
+	}
+	out.Verdict = "balanced"
+	if len(rec.Repair.Closers) > 0 {
+		out.Verdict = "interrupted"
+		if t, ok := enc.OpenTurn(); ok {
+			out.Target = fmt.Sprintf("turn %d", t)
+		}
+	}
+	for _, c := range rec.Repair.Closers {
+		out.Append = append(out.Append, c.Type+" "+string(c.Data))
+		out.Trace = append(out.Trace, "repair: append "+c.Type)
+	}
+	return out
+}
+
+// lastTime is the latest event time in the first n merged events: the
+// replayed clock, so a replay prints the same bytes every run.
+func lastTime(ev *timeline.Evidence, n int) int64 {
+	var t int64
+	for i := range min(n, ev.Len()) {
+		if e := ev.Event(i); e.Time.OK && e.Time.Ms > t {
+			t = e.Time.Ms
+		}
+	}
+	return t
+}
