@@ -35,3 +35,23 @@ func ExampleLoadChain() {
 	// 2 transcript:4 qwen.tool_result uuid=t1 parent=a1 t=1767225603000 tool_result user[fr(c1 ls)]
 	// bad lines: 1 degraded: false
 }
+
+// Two records glued on one line (Qwen #3606) both decode, each at its own
+// byte offset; a JSON object Qwen's validator would skip is an error, not an
+// event.
+func ExampleCodec() {
+	in := `{"uuid":"u1","parentUuid":null,"sessionId":"S","type":"user","message":{"role":"user","parts":[{"text":"hi"}]}}{"uuid":"a1","parentUuid":"u1","sessionId":"S","type":"assistant"}
+{"uuid":"x","sessionId":"S","type":"user"}
+`
+	for ev, err := range events.Decode(strings.NewReader(in), qwen.Codec{}, events.Options{}) {
+		if err != nil {
+			fmt.Println("error:", err)
+			continue
+		}
+		fmt.Println(ev.Pos, ev.Describe())
+	}
+	// Output:
+	// line 1, offset 0 transcript:1 qwen.user uuid=u1 user user["hi"]
+	// line 1, offset 111 transcript:1 qwen.assistant uuid=a1 parent=u1 assistant
+	// error: events: transcript line 2, offset 178: torn tail: qwen: byte 0: invalid chat record: Skipped a transcript record with invalid identity fields.
+}

@@ -60,11 +60,13 @@ type Record struct {
 	// (JavaScript null !== "").
 	ParentNull bool
 	SessionID  string
-	Timestamp  string // as written (ISO 8601)
+	Timestamp  string // as written (ISO 8601), when a string
 	TimeMs     int64  // Date.parse(Timestamp)
-	TimeOK     bool
-	Type       string
-	Subtype    string
+	// TimeOK is false when the timestamp is absent, not a string or not a
+	// valid date; Qwen's validator then treats it as absent.
+	TimeOK  bool
+	Type    string
+	Subtype string
 	// HasSubtype is true when the record carries a string subtype (JS
 	// `typeof record.subtype === "string"`); a non-string subtype is dropped
 	// by Qwen's validator, exactly as if it were absent.
