@@ -17,6 +17,9 @@ type Decision struct {
 	Verdict  string          `json:"verdict"`
 	Appended json.RawMessage `json:"appended"`
 	Vetoes   []Veto          `json:"vetoes"`
+	// DryRun marks a decision made without appending: Appended is then what
+	// would have been appended, and no terminal is published.
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // Veto is one guard's refusal.
@@ -58,7 +61,7 @@ func (s Sink) Messages(session string, d Decision) (decision, terminal *message.
 	}
 	decision = message.NewMessage(watermill.NewUUID(), body)
 	decision.Metadata.Set(MetaSession, session)
-	if d.Target != nil && string(d.Appended) != "null" {
+	if d.Target != nil && !d.DryRun && string(d.Appended) != "null" {
 		terminal = message.NewMessage(session+"/"+*d.Target, append([]byte(nil), d.Appended...))
 		terminal.Metadata.Set(MetaSession, session)
 		terminal.Metadata.Set(MetaStream, "ledger")

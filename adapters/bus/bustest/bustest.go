@@ -1,0 +1,61 @@
+// Package bustest builds Qwen sessions for bus and transport tests: a ledger
+// with one prompt left in_flight and a transcript that proves it completed.
+package bustest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tailproof/tailproof/events/ledger"
+)
+
+// BaseMs is 2026-01-01T00:00:00Z in Unix milliseconds.
+const BaseMs = 1767225600000
+
+// SessionID returns the i-th test session id (a UUID-shaped id Qwen's scan
+// accepts).
+func SessionID(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
+
+// InFlightLedger is a ledger holding prompt's in_flight admission only.
+func InFlightLedger(prompt string) []byte {
+	return append(ledger.Encode(ledger.InFlight(prompt, BaseMs+500, "")), '\n')
+}
+
+// CompletedTranscript is a transcript of turns user/assistant exchanges whose
+// last turn ended with a model answer: a crash after it decides completed.
+func CompletedTranscript(turns int) []byte {
+	var b strings.Builder
+	parent := "null"
+	for i := range turns {
+		u, a := fmt.Sprintf("u%d", i), fmt.Sprintf("a%d", i)
+		fmt.Fprintf(&b, `{"uuid":%q,"parentUuid":%s,"sessionId":"S","timestamp":"%s","type":"user","provenance":"real_user","cwd":"/w","version":"1","message":{"role":"user","parts":[{"text":"question %d"}]}}`+"\n",
+			u, parent, stamp(2*i+1), i)
+		fmt.Fprintf(&b, `{"uuid":%q,"parentUuid":%q,"sessionId":"S","timestamp":"%s","type":"assistant","provenance":"assistant_output","cwd":"/w","version":"1","message":{"role":"model","parts":[{"text":"answer %d"}]}}`+"\n",
+			a, u, stamp(2*i+2), i)
+		parent = fmt.Sprintf("%q", a)
+	}
+	return []byte(b.String())
+}
+
+func stamp(sec int) string {
+	return fmt.Sprintf("2026-01-01T%02d:%02d:%02d.000Z", sec/3600, sec/60%60, sec%60)
+}
+
+// Seeder is the part of a Qwen store that writes fixtures.
+type Seeder interface {
+	SeedLedger(ctx context.Context, sessionID string, data []byte) error
+	SeedTranscript(ctx context.Context, sessionID string, data []byte) error
+}
+
+// Seed writes a session whose prompt "p-<sessionID>" is in_flight and whose
+// transcript proves it completed.
+func Seed(ctx context.Context, s Seeder, sessionID string, turns int) error {
+	if err := s.SeedLedger(ctx, sessionID, InFlightLedger(Prompt(sessionID))); err != nil {
+		return err
+	}
+	return s.SeedTranscript(ctx, sessionID, CompletedTranscript(turns))
+}
+
+// Prompt is the in_flight prompt Seed writes for sessionID.
+func Prompt(sessionID string) string { return "p-" + sessionID }
