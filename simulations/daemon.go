@@ -178,6 +178,7 @@ type Daemon struct {
 	buf     []byte
 	// Violations found while running (restart reconciliations).
 	violations []string
+	wrong      []string // tailproof's wrong terminals
 	restartRec restartStats
 }
 

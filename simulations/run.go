@@ -123,14 +123,14 @@ func (rep *Report) add(r Result, byClass []ClassReport, keep int) {
 	c.Reference.add(r.Reference)
 	rep.Tailproof.add(r.Tailproof)
 	rep.Reference.add(r.Reference)
-	rep.Wrong += r.Tailproof.Wrong
+	rep.Wrong += len(r.WrongTerminals) // the final crash's and the restarts'
 	rep.ReferenceWrongCount += r.Reference.Wrong
 	rep.RestartDecided += r.RestartDecided
 	rep.DSHLogs++
 	if r.DSH.Repaired {
 		rep.DSHRepaired++
 	}
-	for _, v := range append(r.Violations, r.DSH.Violations...) {
+	for _, v := range append(append(r.WrongTerminals, r.Violations...), r.DSH.Violations...) {
 		rep.Violations = append(rep.Violations, Violation{Seed: r.Seed, Scenario: r.Index, Class: r.Class, Detail: v})
 	}
 	for _, v := range r.ReferenceWrong {

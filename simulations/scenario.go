@@ -105,9 +105,13 @@ type Result struct {
 	Class     string
 	Tailproof Tally
 	Reference Tally
-	// Violations are invariant failures of tailproof or of the model's
-	// durable store: each one fails the run.
+	// Violations are invariant failures other than wrong terminals
+	// (durability, idempotence, store and model errors, dsh balance): each
+	// one fails the run.
 	Violations []string
+	// WrongTerminals are tailproof's wrong terminals, at the final crash or
+	// at a restart that reconciled: each one fails the run.
+	WrongTerminals []string
 	// ReferenceWrong describes the baseline's wrong terminals (statistics).
 	ReferenceWrong []string
 	// RestartDecided / RestartWrong count tailproof's reconciliations at
@@ -278,22 +282,28 @@ func (d *Daemon) Do(a action) error {
 
 // drive runs n actions, restarting after every crash an action hits.
 func (d *Daemon) drive(n int) {
-	for i := 0; i < n; i++ {
-		a := d.choose()
-		d.tracef("> %s", a)
-		if err := d.Do(a); err != nil {
-			if !isCrash(err) {
-				d.violations = append(d.violations, fmt.Sprintf("action %s: %v", a, err))
-				return
-			}
-			if err := d.Restart(d.crashKind()); err != nil {
-				d.violations = append(d.violations, err.Error())
-				return
-			}
-		}
-		if len(d.violations) > 0 {
-			return
-		}
+	for i := 0; i < n && len(d.violations) == 0; i++ {
+		d.act(d.choose())
+	}
+}
+
+// act performs a, restarting the process when a crashes it; failures are
+// recorded as violations.
+func (d *Daemon) act(a action) {
+	if len(d.violations) > 0 {
+		return
+	}
+	d.tracef("> %s", a)
+	err := d.Do(a)
+	if err == nil {
+		return
+	}
+	if !isCrash(err) {
+		d.violations = append(d.violations, fmt.Sprintf("action %s: %v", a, err))
+		return
+	}
+	if err := d.Restart(d.crashKind()); err != nil {
+		d.violations = append(d.violations, err.Error())
 	}
 }
 
@@ -327,7 +337,7 @@ func (d *Daemon) Restart(kind crashKind) error {
 		d.restartRec.decided++
 		if o, _ := Judge(v, p.truth, p.lost); o == Wrong {
 			d.restartRec.wrong++
-			return fmt.Errorf("wrong terminal at restart: %s %s, truth %s (lost=%v)", id, v, p.truth, p.lost)
+			d.wrong = append(d.wrong, fmt.Sprintf("wrong terminal at a restart: tailproof stamped %s %s, truth %s", id, v, describeTruth(p)))
 		}
 	}
 	return nil
@@ -374,6 +384,7 @@ func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string
 func (d *Daemon) finish(res *Result) {
 	res.Violations = append(res.Violations, d.violations...)
 	res.RestartDecided = d.restartRec.decided
+	defer func() { res.WrongTerminals = append(res.WrongTerminals, d.wrong...) }()
 	if len(res.Violations) > 0 {
 		return
 	}
@@ -452,7 +463,7 @@ func (d *Daemon) finish(res *Result) {
 			res.Tailproof.because(tpWhy)
 		}
 		if o == Wrong {
-			res.Violations = append(res.Violations, fmt.Sprintf("wrong terminal: tailproof stamped %s %s, truth %s", id, tp[id], describeTruth(p)))
+			d.wrong = append(d.wrong, fmt.Sprintf("wrong terminal: tailproof stamped %s %s, truth %s", id, tp[id], describeTruth(p)))
 		}
 		o, lost = Judge(rf[id], p.truth, p.lost)
 		res.Reference.count(o, lost)

@@ -64,7 +64,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		for _, l := range r.Trace {
 			fmt.Fprintln(stdout, l)
 		}
-		for _, v := range append(r.Violations, r.DSH.Violations...) {
+		for _, v := range append(append(r.WrongTerminals, r.Violations...), r.DSH.Violations...) {
 			fmt.Fprintln(stdout, "VIOLATION:", v)
 		}
 		for _, v := range r.ReferenceWrong {

@@ -1,0 +1,63 @@
+// Package simulations is a seeded model of a Qwen-style agent daemon that
+// knows the ground truth of every prompt, crashes it, reconciles the
+// evidence it left with tailproof's rules and with the reference's
+// (Options.Reference, the Qwen 0.24.4 algorithm), and scores every verdict.
+// It is how tailproof backs its claim that it never stamps a wrong terminal
+// while resolving at least as much as the reference.
+//
+// # The model
+//
+// A Daemon writes through the real store (memory.NewQwenStore: the
+// production jsonl.QwenStore over the strict in-memory filesystem), so the
+// ledger appends are the durable ones tailproof ships: sealed, fsynced,
+// directory-fsynced. The transcript is written the way Qwen writes it: one
+// write per record, no fsync, no torn-tail seal; a "writeback" action stands
+// in for the kernel flushing dirty pages. Actions:
+//
+//   - admit: tail marker via store.TranscriptTailUUID (daemon versions that
+//     write it), then the in_flight write-ahead record, then the FIFO queue;
+//   - dispatch / step: the head prompt's turn — its user record (with
+//     daemonPromptId on identity-writing versions), model records with tool
+//     calls (with or without ids), tool results, a final answer or an error,
+//     or a local slash command; then turn_result (newer versions) and the
+//     ledger terminal, in either order;
+//   - cancel (a queued prompt), deadline (error/prompt_deadline_exceeded;
+//     the queue is released while the wedged agent keeps writing), background
+//     notification and cron turns (system provenance, no ledger records),
+//     compression checkpoints, custom titles, archive/unarchive cycles;
+//   - crash-restart: a kill (the page cache survives) or a power loss
+//     (unsynced bytes lost or torn), optionally inside a ledger append (a
+//     torn last ledger line); the restarted daemon reconciles with tailproof
+//     or skips reconciliation (a restore that bypassed it) and keeps going.
+//
+// The daemon's clock is a model variable: it may stand still (equal
+// milliseconds) or step back. Every choice comes from a Source: a seeded
+// math/rand/v2 generator per scenario (seed, index) in runs, rapid's draws in
+// the property tests, so failures shrink to a minimal interleaving.
+//
+// # Ground truth and scoring
+//
+// A prompt is never-started (queued at the crash), interrupted (dispatched,
+// its turn cut), completed (its turn's final record written, whether or not
+// the terminal reached the ledger), errored, cancelled or deadline-exceeded.
+// After the final crash every dangling prompt is judged (Judge): completed
+// for a prompt that did not complete is wrong; interrupted for one that
+// completed is wrong, unless the crash lost the record that finished the
+// turn (a power loss; the durable history then ends inside the turn — scored
+// correct and counted as a lost completion); interrupted for a never-started
+// prompt is correct. A scenario's class is its profile and daemon version
+// (Classes).
+//
+// Invariants checked on every scenario: no wrong terminal from tailproof;
+// recovery settles each prompt at most once and its final call appends
+// nothing (the second recovery); no terminal for a prompt that was not
+// dangling; every ledger line whose append returned is still in the ledger
+// after every crash; the store never fails. The same turn shapes drive one
+// dsh session log per scenario through adapters.SessionLog, crashed inside a
+// random append at a random byte: every acknowledged event survives and the
+// loaded log is balanced; a second load repairs nothing.
+//
+// Run runs a range of scenarios and adds up a Report; `tailproof simulate`
+// is its command line. See docs/adr/0008-simulation-model.md for what the
+// model assumes and what it leaves out.
+package simulations
