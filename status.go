@@ -237,9 +237,10 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 
 	kind := PlanClean
 	switch {
-	case target != "" && results[target] == "completed":
+	case !opts.Reference && target != "" && results[target] == "completed":
 		// Reconcile settles a prompt whose own turn_result says completed
-		// before classifying; so does status, so they cannot disagree.
+		// before classifying; so does status, so they cannot disagree. The
+		// reference has no such rule (Options.Reference ignores identities).
 		st.SettledBy = target
 		tracef("classify: the transcript's turn_result for %s says completed", target)
 	case c.Verdict.Kind == interruption.KindInterruptedPrompt:

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+	"pgregory.net/rapid"
 
 	"github.com/tailproof/tailproof/adapters/memory"
 
@@ -73,4 +74,125 @@ func statusCmd(t *testing.T, s *scenario, d *datadriven.TestData) string {
 		return fmt.Sprintf("error: %v\n", err)
 	}
 	return st.Describe()
+}
+
+// genSession draws a transcript in the scenario notation: real-user prompts
+// with and without identities and provenance, envelope-shaped prompts,
+// answers, tool calls (with and without ids) and results, cold, delivered
+// and legacy notifications, cron prompts, and turn_results that complete or
+// cancel. It returns the transcript and the prompt ids it used.
+func genSession(t *rapid.T) (string, []string) {
+	n := rapid.IntRange(1, 12).Draw(t, "records")
+	var b strings.Builder
+	var prompts []string
+	call := 0
+	for i := 0; i < n; i++ {
+		uuid := fmt.Sprintf("r%d", i)
+		prov := rapid.SampledFrom([]string{"", "", " prov=none"}).Draw(t, "prov")
+		switch rapid.IntRange(0, 10).Draw(t, "kind") {
+		case 0, 1:
+			daemon := ""
+			if rapid.Bool().Draw(t, "identified") {
+				id := fmt.Sprintf("p%d", len(prompts)+1)
+				prompts = append(prompts, id)
+				daemon = " daemon=" + id
+			}
+			text := rapid.SampledFrom([]string{"do it", "<task-notification><task-id>x</task-id></task-notification>"}).Draw(t, "text")
+			fmt.Fprintf(&b, "%s user %q%s%s\n", uuid, text, daemon, prov)
+		case 2:
+			fmt.Fprintf(&b, "%s assistant \"done\"%s\n", uuid, prov)
+		case 3:
+			id := "-"
+			if rapid.IntRange(0, 4).Draw(t, "idless") > 0 {
+				call++
+				id = fmt.Sprintf("call-%d", call)
+			}
+			fmt.Fprintf(&b, "%s fc %s%s\n", uuid, id, prov)
+		case 4:
+			fmt.Fprintf(&b, "%s fr call-%d%s\n", uuid, rapid.IntRange(1, call+1).Draw(t, "result-for"), prov)
+		case 5, 6:
+			delivered := rapid.SampledFrom([]string{"", " delivered"}).Draw(t, "delivered")
+			fmt.Fprintf(&b, "%s notification%s%s\n", uuid, delivered, prov)
+		case 7:
+			fmt.Fprintf(&b, "%s cron \"tick\"%s\n", uuid, prov)
+		case 8, 9:
+			if len(prompts) == 0 {
+				fmt.Fprintf(&b, "%s assistant \"ok\"\n", uuid)
+				continue
+			}
+			id := rapid.SampledFrom(prompts).Draw(t, "result-prompt")
+			state := rapid.SampledFrom([]string{"completed", "cancelled", "error"}).Draw(t, "state")
+			fmt.Fprintf(&b, "%s turn_result %s %s\n", uuid, id, state)
+		case 10:
+			fmt.Fprintf(&b, "%s compression\n", uuid)
+		}
+	}
+	return b.String(), prompts
+}
+
+// One classifier boundary: over generated sessions, whenever reconcile
+// decides, status's plan kind (its tail kind, under degraded history) agrees:
+// interrupted_prompt/turn ⇔ interrupted, clean ⇔ completed — in tailproof's
+// rules and in the reference's. And whatever the session, a status never
+// offers a cancelled turn, never resends a system-written part, and offers
+// nothing the admission predicate would refuse.
+func TestStatusAgreesWithReconcileProperty(t *testing.T) {
+	decided := map[Verdict]int{}
+	rapid.Check(t, func(rt *rapid.T) {
+		s := &scenario{store: memory.NewQwenStore(), sid: scenarioSession}
+		tr, prompts := genSession(rt)
+		s.writeTranscript(t, tr)
+		target := fmt.Sprintf("p%d", len(prompts)+1)
+		if len(prompts) > 0 && rapid.IntRange(0, 3).Draw(rt, "fresh-target") > 0 {
+			target = rapid.SampledFrom(prompts).Draw(rt, "target")
+		}
+		s.writeLedger(t, "IF "+target+" at=1")
+		for _, reference := range []bool{false, true} {
+			d, err := Reconcile(context.Background(), s.store, s.sid, Options{Now: func() int64 { return 2e12 }, DryRun: true, Reference: reference})
+			if err != nil {
+				rt.Fatalf("reconcile: %v", err)
+			}
+			st, err := Status(context.Background(), s.store, s.sid, StatusOptions{Ledger: s.store, Reference: reference})
+			if err != nil {
+				rt.Fatalf("status: %v", err)
+			}
+			if st.Kind != PlanDegradedHistory && st.Kind != st.TailKind {
+				rt.Fatalf("kind %s but tail kind %s", st.Kind, st.TailKind)
+			}
+			interrupted := st.TailKind == PlanInterruptedPrompt || st.TailKind == PlanInterruptedTurn
+			switch d.Verdict {
+			case VerdictCompleted:
+				decided[d.Verdict]++
+				if st.TailKind != PlanClean {
+					rt.Fatalf("reference=%t: reconcile completed, status %s\n%s\n%s", reference, st.TailKind, tr, st.Describe())
+				}
+			case VerdictInterrupted:
+				decided[d.Verdict]++
+				if !interrupted {
+					rt.Fatalf("reference=%t: reconcile interrupted, status %s\n%s\n%s", reference, st.TailKind, tr, st.Describe())
+				}
+			}
+			if st.Cancelled && st.CanContinue {
+				rt.Fatalf("a cancelled turn is offered:\n%s", st.Describe())
+			}
+			if st.CanContinue && st.Kind == PlanDegradedHistory {
+				rt.Fatalf("degraded history offered")
+			}
+			for _, p := range st.Resend {
+				if p.Source.Provenance.IsSystemLike() || p.Source.Subtype == "notification" || p.Source.Subtype == "cron" {
+					rt.Fatalf("resends a system-written part from %s:\n%s", p.Source.UUID, st.Describe())
+				}
+			}
+			st2, err := Status(context.Background(), s.store, s.sid, StatusOptions{Ledger: s.store, Reference: reference,
+				Owners: []ownership.Owner{{Class: ownership.Cron, Turn: "j"}}})
+			if err != nil || st2.CanContinue || st2.Support.Offer.Supported || st2.Support.AutoExecute.Supported {
+				rt.Fatalf("owned session offered a continuation (%v):\n%s", err, st2.Describe())
+			}
+		}
+	})
+	// The property must not pass vacuously: both verdicts were decided.
+	if decided[VerdictCompleted] == 0 || decided[VerdictInterrupted] == 0 {
+		t.Fatalf("generator never reached a decided verdict: %v", decided)
+	}
+	t.Logf("decided: %v", decided)
 }
