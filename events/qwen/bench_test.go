@@ -24,9 +24,14 @@ import (
 // (and its resultDisplay copy, as Qwen writes it) is large shell output with
 // escapes, and an assistant reply with a thought.
 func synthTranscript(w io.Writer, size int64) (int64, int) {
+	return synth(w, size, 24<<10)
+}
+
+// synth is synthTranscript with tool outputs of about outBytes bytes.
+func synth(w io.Writer, size int64, outBytes int) (int64, int) {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var out strings.Builder
-	for i := 0; out.Len() < 24<<10; i++ {
+	for i := 0; out.Len() < outBytes; i++ {
 		fmt.Fprintf(&out, "drwxr-xr-x  5 user staff  160 Jan  1 00:00 dir-%04d\\n\\t\\\"quoted\\\" path/to/file_%d.go:%d: ok\\n", i, i, i*7)
 	}
 	output := out.String()
@@ -118,8 +123,15 @@ func BenchmarkDecodeReference(b *testing.B) {
 // transcript file of TAILPROOF_BENCH_BYTES bytes (default 256 MiB; set
 // 1073741824 for the 1 GiB figure). MB/s counts the file once per pass pair;
 // peak-heap-MiB is the largest HeapInuse sampled every 20 ms during the run (ReadMemStats stops the world, so sampling is sparse).
-func BenchmarkLoadChain(b *testing.B) {
-	size := int64(256 << 20)
+func BenchmarkLoadChain(b *testing.B) { benchLoadChain(b, 256<<20, 24<<10) }
+
+// BenchmarkLoadChainSmallRecords is the index's worst case: many small
+// records (tool outputs of ~200 bytes, about 600 bytes per record), where
+// the per-record index, not the line buffer, dominates the heap.
+// TAILPROOF_BENCH_BYTES sets the size here too (default 64 MiB).
+func BenchmarkLoadChainSmallRecords(b *testing.B) { benchLoadChain(b, 64<<20, 200) }
+
+func benchLoadChain(b *testing.B, size int64, outBytes int) {
 	if s := os.Getenv("TAILPROOF_BENCH_BYTES"); s != "" {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
@@ -132,7 +144,7 @@ func BenchmarkLoadChain(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	written, records := synthTranscript(f, size)
+	written, records := synth(f, size, outBytes)
 	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
@@ -184,4 +196,5 @@ func BenchmarkLoadChain(b *testing.B) {
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
 	b.ReportMetric(float64(base.HeapInuse)/(1<<20), "base-heap-MiB")
 	b.ReportMetric(float64(records), "records")
+	b.ReportMetric(float64(peak.Load()-min(peak.Load(), base.HeapInuse))/float64(records), "heap-B/record")
 }
