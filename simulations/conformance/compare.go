@@ -17,20 +17,20 @@ import (
 	"github.com/tailproof/tailproof/guards"
 )
 
-// Deliberate differences between tailproof's default mode and the reference
-// (docs/adr: the reconcile ADR; /tmp/api.md (a)–(d)). A default-mode
-// disagreement must be exactly one of these.
+// Deliberate differences between tailproof's default mode and the reference,
+// as docs/adr/0003-reconcile-differences-from-qwen.md lists them (section in
+// brackets). A default-mode disagreement must be exactly one of these.
 const (
 	CatOwnership        = "a-ownership"            // identity evidence replaced ordering and clocks
 	CatSystemProvenance = "b-system-provenance"    // only system-provenance writes after admission
-	CatIntegrity        = "c-transcript-integrity" // an undecodable line in the committed region
+	CatIntegrity        = "c-transcript-integrity" // an undecodable line in the committed region [§5]
 	// CatChainDegraded is (c)'s guard refusing a chain the reference reads
 	// past: a history gap, a parent cycle, an invalid or unknown-type record
 	// skipped, fragments that disagree on their parent.
 	CatChainDegraded    = "c-chain-degraded"
-	CatNotificationTrim = "d-notification-trim" // the tail trimmed by provenance, not content shape
-	// CatBackgroundTurn is beyond the brief's (a)–(d): guards.BackgroundTurn
-	// vetoes when a cron, notification or goal turn opened after admission.
+	CatNotificationTrim = "d-notification-trim" // the tail trimmed by provenance, not content shape [§4]
+	// CatBackgroundTurn: guards.BackgroundTurn vetoes when a cron, delivered
+	// notification or goal turn opened after admission [§2].
 	CatBackgroundTurn = "e-background-turn"
 )
 
@@ -244,6 +244,9 @@ func classify(o *Outcome) (string, string) {
 	}
 	if def.Evidence.Verdict.FromTurnResult {
 		return CatOwnership, "the target's turn_result settled it as completed"
+	}
+	if _, ok := hasVeto(ref, "single-dangling"); ok && own.Active && own.TargetIdx >= 0 && own.FollowedBy == "" && def.Appended != nil {
+		return CatOwnership, "several dangling prompts: identity shows the last-admitted one's turn is the tail (ADR 0003 §1b)"
 	}
 	if own.Active && own.TargetIdx >= 0 && own.FollowedBy == "" && def.Appended != nil {
 		rv := vetoNames(ref)
