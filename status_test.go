@@ -2,6 +2,7 @@ package tailproof
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -195,4 +196,58 @@ func TestStatusAgreesWithReconcileProperty(t *testing.T) {
 		t.Fatalf("generator never reached a decided verdict: %v", decided)
 	}
 	t.Logf("decided: %v", decided)
+}
+
+// FuzzStatus: any transcript and ledger bytes give a status or a classified
+// error, never a panic, and the invariants hold whatever the input.
+func FuzzStatus(f *testing.F) {
+	line := func(uuid, parent, body string) string {
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		return `{"uuid":"` + uuid + `","parentUuid":` + p + `,"sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z",` + body + "}\n"
+	}
+	user := `"type":"user","provenance":"real_user","daemonPromptId":"p1","message":{"role":"user","parts":[{"text":"hi"}]}`
+	fc := `"type":"assistant","message":{"role":"model","parts":[{"functionCall":{"id":"c1","name":"x","args":{}}}]}`
+	note := `"type":"user","subtype":"notification","provenance":"system","message":{"role":"user","parts":[{"text":"<task-notification>x</task-notification>"}]}`
+	tr := `"type":"system","subtype":"turn_result","provenance":"system","systemPayload":{"promptId":"p1","state":"cancelled","endedAt":1,"cancelledAt":1}`
+	f.Add(line("u1", "", user), `{"v":1,"promptId":"p1","state":"in_flight","at":1}`+"\n")
+	f.Add(line("u1", "", user)+line("a1", "u1", fc), "")
+	f.Add(line("u1", "", user)+line("n1", "u1", note), "")
+	f.Add(line("u1", "", user)+line("x1", "u1", tr), "")
+	f.Add(line("u1", "", user)+line("a1", "zz", fc)+`{"uuid":"t`, "garbage\n")
+	f.Add("", "")
+	f.Fuzz(func(t *testing.T, transcript, ledgerText string) {
+		store := memory.NewQwenStore()
+		s := &scenario{store: store, sid: scenarioSession}
+		tp, lp := s.paths(t)
+		if err := store.Mem().WriteFile(tp, []byte(transcript), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Mem().WriteFile(lp, []byte(ledgerText), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, ref := range []bool{false, true} {
+			st, err := Status(context.Background(), store, s.sid, StatusOptions{Ledger: store, Reference: ref})
+			if err != nil {
+				if !errors.Is(err, ErrNoTranscript) && !errors.Is(err, ErrUnreadableLedger) {
+					t.Fatalf("unclassified error: %v", err)
+				}
+				continue
+			}
+			_ = st.Describe()
+			if st.Cancelled && st.CanContinue || st.Kind == PlanDegradedHistory && st.CanContinue {
+				t.Fatalf("offered what must not be offered:\n%s", st.Describe())
+			}
+			if st.Support.AutoExecute.Supported && !st.Support.Offer.Supported {
+				t.Fatalf("auto-execute without offer:\n%s", st.Describe())
+			}
+			for _, p := range st.Resend {
+				if p.Source.Provenance.IsSystemLike() {
+					t.Fatalf("resends a system part:\n%s", st.Describe())
+				}
+			}
+		}
+	})
 }
