@@ -393,7 +393,9 @@ func LoadChain(open func() (io.ReadCloser, error), opts LoadOptions) (*Chain, er
 	}
 	// walkTranscriptUuidChain over group starts.
 	visited := make([]uint64, (len(entries)+63)/64)
-	var chain []uint32 // entry indexes, leaf first
+	// Sized up front: growing by appending would leave garbage copies of a
+	// slice as long as the transcript.
+	chain := make([]uint32, 0, len(entries)) // entry indexes, leaf first
 	gapChild, cycleAt := -1, -1
 	for idx := find(leafHash); ; {
 		if visited[idx>>6]&(1<<uint(idx&63)) != 0 {
@@ -417,6 +419,13 @@ func LoadChain(open func() (io.ReadCloser, error), opts LoadOptions) (*Chain, er
 	slices.Reverse(chain)
 	c.Len = len(chain)
 	c.Streaming = true
+	nwant := 0
+	for _, idx := range chain {
+		for j := int(idx); j < len(entries) && entries[j].u == entries[idx].u; j++ {
+			nwant++
+		}
+	}
+	c.want = make([]want, 0, nwant)
 	for k, idx := range chain {
 		e := entries[idx]
 		if k > 0 && e.ord <= c.want[len(c.want)-1].ord {
