@@ -101,6 +101,11 @@ var knownHoles = []struct {
 		"the same hole with a marker-writing daemon: a notification turn opened before the admission marker " +
 			"(a compression checkpoint in between) keeps writing model records after it; the queued prompt never " +
 			"started and is stamped completed"},
+	{"slash-after-unanswered-user-entry", 1, 14668,
+		"a local slash command (/help and its slash_command result) completes right after a predecessor errored " +
+			"with its user entry unanswered; the slash pop leaves that user entry as the api-history tail, which " +
+			"classifies as interrupted_prompt, so a completed prompt is stamped interrupted (the reference too: " +
+			"localCommandCompleted only feeds its completion guard, never the verdict)"},
 }
 
 // The third known hole is rapid's minimal case, saved under
