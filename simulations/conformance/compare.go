@@ -338,8 +338,10 @@ func knownMismatch(o *Outcome) string {
 	return ""
 }
 
-// firstRecordCwd is the cwd of the first JSON object in the transcript, as
-// the reference's line reader finds it (ok false: no string cwd).
+// firstRecordCwd is the cwd of the first record the reference's line
+// reader yields (ok false: no string cwd). Like the reference it splits on
+// \n, \r\n and lone \r, trims, takes a line that parses as an object, and
+// recovers the balanced {...} objects of a line that does not parse.
 func firstRecordCwd(t string) (string, bool) {
 	for _, line := range strings.FieldsFunc(t, func(r rune) bool { return r == '\n' || r == '\r' }) {
 		line = strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
@@ -347,17 +349,60 @@ func firstRecordCwd(t string) (string, bool) {
 			continue
 		}
 		var v any
-		if json.Unmarshal([]byte(line), &v) != nil {
-			continue
+		if json.Unmarshal([]byte(line), &v) == nil {
+			m, isObj := v.(map[string]any)
+			if !isObj {
+				continue
+			}
+			cwd, ok := m["cwd"].(string)
+			return cwd, ok
 		}
-		m, isObj := v.(map[string]any)
-		if !isObj {
-			continue
+		if objs := recoverObjects(line); len(objs) > 0 {
+			cwd, ok := objs[0]["cwd"].(string)
+			return cwd, ok
 		}
-		cwd, ok := m["cwd"].(string)
-		return cwd, ok
 	}
 	return "", false
+}
+
+// recoverObjects finds the balanced top-level {...} fragments of a line
+// that parse as JSON objects, as the reference's `}{` recovery does.
+func recoverObjects(line string) []map[string]any {
+	var out []map[string]any
+	depth, start := 0, -1
+	inString, escape := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case escape:
+			escape = false
+		case inString:
+			if c == '\\' {
+				escape = true
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{':
+			if depth == 0 {
+				start = i
+			}
+			depth++
+		case c == '}':
+			depth--
+			if depth == 0 && start >= 0 {
+				var m map[string]any
+				if json.Unmarshal([]byte(line[start:i+1]), &m) == nil && m != nil {
+					out = append(out, m)
+				}
+				start = -1
+			} else if depth < 0 {
+				depth, start = 0, -1
+			}
+		}
+	}
+	return out
 }
 
 // worktreeOf: Qwen accepts a record cwd inside <workspace>/.qwen/worktrees/.

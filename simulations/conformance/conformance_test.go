@@ -170,6 +170,8 @@ func TestFirstRecordCwd(t *testing.T) {
 		{"\ufeff  {\"cwd\":\"/a\"}\r\n", "/a", true},
 		{"null\n[1]\n{\"cwd\":\"/b\"}\n", "/b", true},
 		{"{\"uuid\":\"x\"}\n{\"cwd\":\"/b\"}\n", "", false},
+		{"{\"uuid\":\"x\"}}\n{\"cwd\":\"/b\"}\n", "", false},
+		{"x{\"cwd\":\"/a}{\"}{\"cwd\":\"/c\"}\n", "/a}{", true},
 		{"", "", false},
 	} {
 		cwd, ok := firstRecordCwd(c.in)
