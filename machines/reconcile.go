@@ -74,7 +74,7 @@ func DefaultReconcileGuards(extra ...guards.Guard[*guards.Evidence]) ReconcileGu
 		Select:    nil, // several dangling prompts are decided at the evidence check (SeveralDangling)
 		Attribute: guards.Attribution,
 		Check:     guards.All(append(check, extra...)...),
-		Classify:  guards.CompletionEvidence,
+		Classify:  guards.All(guards.CompletionEvidence, guards.ShapeGuess),
 		Commit:    guards.Race,
 	}
 }
