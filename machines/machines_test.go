@@ -46,7 +46,7 @@ func TestIllegalTransitionIsAnError(t *testing.T) {
 }
 
 func TestVetoKeepsStateAndNamesGuard(t *testing.T) {
-	m := NewReconcile(DefaultReconcileGuards())
+	m := NewReconcile(ReferenceReconcileGuards())
 	err := m.Fire(context.Background(), EvSelect, &guards.Evidence{Dangling: []string{"a", "b"}})
 	var v *VetoError
 	if !errors.As(err, &v) || len(v.Vetoes) != 1 || v.Vetoes[0].Guard != "single-dangling" {
