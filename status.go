@@ -196,7 +196,7 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 		MaxLineBytes: opts.MaxLineBytes,
 	})
 	if err != nil {
-		return st, fmt.Errorf("tailproof: status %s: %w: %w", sessionID, ErrNoTranscript, err)
+		return st, fmt.Errorf("tailproof: status%s: %w: %w", sessionLabel(sessionID), ErrNoTranscript, err)
 	}
 	acc := apihistory.New(apihistory.Options{})
 	results := map[string]string{} // daemon prompt id → its last turn_result state
@@ -213,7 +213,7 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 		return acc.Add(e)
 	})
 	if werr != nil {
-		return st, fmt.Errorf("tailproof: status %s: %w: %w", sessionID, ErrNoTranscript, werr)
+		return st, fmt.Errorf("tailproof: status%s: %w: %w", sessionLabel(sessionID), ErrNoTranscript, werr)
 	}
 	switch {
 	case len(chain.Gaps) > 0:
@@ -283,12 +283,12 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 func statusLedger(ctx context.Context, store adapters.LedgerStore, sid string) ([]string, error) {
 	rc, err := store.OpenLedger(ctx, sid)
 	if err != nil {
-		return nil, fmt.Errorf("tailproof: status %s: %w: %v", sid, ErrUnreadableLedger, err)
+		return nil, fmt.Errorf("tailproof: status%s: %w: %v", sessionLabel(sid), ErrUnreadableLedger, err)
 	}
 	defer rc.Close()
 	recs, _, err := ledger.Read(rc, false)
 	if err != nil {
-		return nil, fmt.Errorf("tailproof: status %s: %w: %v", sid, ErrUnreadableLedger, err)
+		return nil, fmt.Errorf("tailproof: status%s: %w: %v", sessionLabel(sid), ErrUnreadableLedger, err)
 	}
 	v := ledgerview.New()
 	for _, r := range recs {
@@ -570,4 +570,11 @@ func sourceProvenance(s apihistory.Source) string {
 		p += ", delivered"
 	}
 	return p
+}
+
+func sessionLabel(sid string) string {
+	if sid == "" {
+		return ""
+	}
+	return " " + sid
 }

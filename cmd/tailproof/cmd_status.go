@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tailproof/tailproof"
+	"github.com/tailproof/tailproof/adapters"
+	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/projections/apihistory"
+	"github.com/tailproof/tailproof/projections/ownership"
+)
+
+func init() {
+	register(command{
+		name:    "status",
+		summary: "say what a session's tail means for recovery and whether a continuation may start",
+		run:     runStatus,
+	})
+}
+
+// ownerFlags collects repeated --owner CLASS:TURN values: the live owners a
+// runtime reports, gated by the same predicate admission uses.
+type ownerFlags []ownership.Owner
+
+func (o *ownerFlags) String() string {
+	parts := make([]string, len(*o))
+	for i, x := range *o {
+		parts[i] = x.Class.String() + ":" + x.Turn
+	}
+	return strings.Join(parts, ",")
+}
+
+func (o *ownerFlags) Set(v string) error {
+	cs, turn, ok := strings.Cut(v, ":")
+	c, known := ownership.ParseClass(cs)
+	if !ok || !known || c == ownership.None || turn == "" {
+		return fmt.Errorf("want CLASS:TURN with CLASS one of %s", classNames())
+	}
+	*o = append(*o, ownership.Owner{Class: c, Turn: turn})
+	return nil
+}
+
+func classNames() string {
+	var out []string
+	for _, c := range ownership.Classes() {
+		out = append(out, c.String())
+	}
+	return strings.Join(out, ", ")
+}
+
+type actionJSON struct {
+	Supported bool   `json:"supported"`
+	Reason    string `json:"reason"`
+}
+
+type partJSON struct {
+	Part       json.RawMessage `json:"part"`
+	Record     *string         `json:"record"`
+	Provenance string          `json:"provenance,omitempty"`
+	Subtype    string          `json:"subtype,omitempty"`
+	Guessed    bool            `json:"guessed,omitempty"`
+	Reason     string          `json:"reason,omitempty"`
+}
+
+type callJSON struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Record string `json:"record"`
+}
+
+type statusJSON struct {
+	SessionID                string     `json:"sessionId,omitempty"`
+	Kind                     string     `json:"kind"`
+	TailKind                 string     `json:"tailKind"`
+	Mode                     string     `json:"trimMode"`
+	Trimmed                  int        `json:"trimmedNotifications"`
+	ContinuationMode         *string    `json:"continuationMode"`
+	Resend                   []partJSON `json:"resend"`
+	Excluded                 []partJSON `json:"excluded"`
+	DanglingCalls            []callJSON `json:"danglingCalls"`
+	IdlessCalls              int        `json:"idlessCalls"`
+	CanContinue              bool       `json:"canContinue"`
+	Reason                   string     `json:"reason"`
+	RequiresUserConfirmation bool       `json:"requiresUserConfirmation"`
+	Support                  struct {
+		Notice      actionJSON `json:"notice"`
+		Offer       actionJSON `json:"offer"`
+		AutoExecute actionJSON `json:"autoExecute"`
+	} `json:"support"`
+	Notice         *string  `json:"notice"`
+	Cancelled      bool     `json:"cancelled"`
+	CancelledBy    []string `json:"cancelledBy"`
+	SettledBy      *string  `json:"settledBy"`
+	Guessed        bool     `json:"guessed"`
+	Guesses        []string `json:"guesses"`
+	Degraded       *string  `json:"degraded"`
+	Owners         []string `json:"owners"`
+	LedgerInFlight []string `json:"ledgerInFlight"`
+}
+
+func rawPart(raw []byte) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(raw)
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func provenanceName(s apihistory.Source) string {
+	if s.UUID == "" {
+		return ""
+	}
+	if s.Origin == events.OriginNone { // the record carried no provenance
+		return "absent"
+	}
+	return s.Provenance.String()
+}
+
+func toStatusJSON(st tailproof.RecoveryStatus) statusJSON {
+	out := statusJSON{
+		SessionID: st.SessionID, Kind: string(st.Kind), TailKind: string(st.TailKind), Mode: st.Mode.String(),
+		Trimmed: st.Trimmed, ContinuationMode: strPtr(st.ContinuationMode),
+		Resend: []partJSON{}, Excluded: []partJSON{}, DanglingCalls: []callJSON{}, IdlessCalls: st.IdlessCalls,
+		CanContinue: st.CanContinue, Reason: st.Reason, RequiresUserConfirmation: st.RequiresUserConfirmation,
+		Notice: strPtr(st.Notice), Cancelled: st.Cancelled, CancelledBy: append([]string{}, st.CancelledBy...),
+		SettledBy: strPtr(st.SettledBy), Guessed: st.Guessed, Guesses: append([]string{}, st.Guesses...),
+		Degraded: strPtr(st.Degraded), Owners: []string{}, LedgerInFlight: append([]string{}, st.Dangling...),
+	}
+	for _, p := range st.Resend {
+		out.Resend = append(out.Resend, partJSON{Part: rawPart(p.Part.Raw), Record: strPtr(p.Source.UUID),
+			Provenance: provenanceName(p.Source), Subtype: p.Source.Subtype, Guessed: p.Guessed})
+	}
+	for _, x := range st.Excluded {
+		out.Excluded = append(out.Excluded, partJSON{Part: rawPart(x.Part.Raw), Record: strPtr(x.Source.UUID),
+			Provenance: provenanceName(x.Source), Subtype: x.Source.Subtype, Reason: x.Reason})
+	}
+	for _, c := range st.DanglingCalls {
+		out.DanglingCalls = append(out.DanglingCalls, callJSON{ID: c.ID, Name: c.Name, Record: c.Source.UUID})
+	}
+	for _, o := range st.Owners {
+		out.Owners = append(out.Owners, o.Describe())
+	}
+	s := st.Support
+	out.Support.Notice = actionJSON{s.Notice.Supported, s.Notice.Reason}
+	out.Support.Offer = actionJSON{s.Offer.Supported, s.Offer.Reason}
+	out.Support.AutoExecute = actionJSON{s.AutoExecute.Supported, s.AutoExecute.Reason}
+	return out
+}
+
+func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		sf        sessionFlags
+		owners    ownerFlags
+		asJSON    = fs.Bool("json", false, "print one JSON object")
+		reference = fs.Bool("reference", false, "trim trailing notifications by content shape only, as Qwen Code 0.24.4 does")
+		auto      = fs.Bool("allow-auto-continue", false, "the host's policy allows auto-continuing an interrupted prompt the evidence supports")
+		trace     = fs.Bool("trace", false, "print the folds and decisions that led to the status")
+	)
+	sf.register(fs)
+	fs.Var(&owners, "owner", "a live owner `CLASS:TURN` reported by the runtime (repeatable); any owner refuses a continuation")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tailproof status (--transcript FILE [--ledger FILE] | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--owner CLASS:TURN]... [--json]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tailproof status: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	var (
+		store  adapters.TranscriptStore
+		ledger adapters.LedgerStore
+		sid    string
+	)
+	if sf.transcript != "" && sf.ledger == "" {
+		// The ledger is optional for status; sessionFlags.store wants both
+		// files, so the transcript-only form is opened here.
+		if sf.session != "" || sf.cwd != "" || sf.runtime != "" {
+			fmt.Fprintln(stderr, "tailproof status: give either --transcript [--ledger] or --cwd/--session, not both")
+			return 2
+		}
+		store = jsonl.NewFilesStore(vfs.OS, "", sf.transcript)
+	} else {
+		s, id, err := sf.store()
+		if err != nil {
+			fmt.Fprintf(stderr, "tailproof status: %v\n", err)
+			return 2
+		}
+		store, ledger, sid = s, s, id
+	}
+	st, err := tailproof.Status(ctx, store, sid, tailproof.StatusOptions{
+		Ledger: ledger, Owners: owners, Reference: *reference, AllowAutoContinue: *auto,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "tailproof status: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(toStatusJSON(st)); err != nil {
+			fmt.Fprintf(stderr, "tailproof status: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprint(stdout, st.Describe())
+	if *trace {
+		fmt.Fprintln(stdout, "trace:")
+		for _, l := range st.Trace {
+			fmt.Fprintf(stdout, "  %s\n", l)
+		}
+	}
+	return 0
+}
