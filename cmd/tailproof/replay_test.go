@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tailproof/tailproof/machines"
+)
+
+// The golden sessions at the repository root serve the CLI tests too.
+var replayRuntime = filepath.Join("..", "..", "testdata", "replay")
+
+const (
+	sessCompleted   = "b7e2c4d1-9f3a-4c8e-a5d6-1e2f3a4b5c6d"
+	sessInterrupted = "4a9d8c2e-6b1f-4e7a-8c3d-5f6e7a8b9c0d"
+	sessDeadline    = "c3d4e5f6-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+)
+
+func replayCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func sessionArgs(id string) []string {
+	return []string{"--qwen-runtime", replayRuntime, "--cwd", "/work/golden", "--session", id}
+}
+
+// copySession copies a golden session to explicit files so a test can check
+// that replay leaves them byte for byte as they were.
+func copySession(t *testing.T, id string) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(replayRuntime, "projects", "-work-golden", "chats")
+	var paths []string
+	for _, name := range []string{id + ".ledger.jsonl", id + ".jsonl"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths[0], paths[1]
+}
+
+func TestReplayStepsAndDecision(t *testing.T) {
+	lp, tp := copySession(t, sessCompleted)
+	before := [2][]byte{}
+	before[0], _ = os.ReadFile(lp)
+	before[1], _ = os.ReadFile(tp)
+	code, out, errs := replayCLI(t, "replay", "--ledger", lp, "--transcript", tp)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if n := len(regexp.MustCompile(`(?m)^step \d+/13 `).FindAllString(out, -1)); n != 13 {
+		t.Fatalf("%d step lines, want 13:\n%s", n, out)
+	}
+	for _, want := range []string{
+		"step 8/13  ledger:3 ledger.in_flight",
+		"  ledger view:    3 records, dangling [5c9e2b7a-1d3f-4a8c-b6e4-9f0a2c7d1e58]",
+		"  timeline:       + #13 notification transcript:10",
+		"  verdict:  completed\n",
+		"machine commit: classified --> committed",
+		"dry run: would append",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	after := [2][]byte{}
+	after[0], _ = os.ReadFile(lp)
+	after[1], _ = os.ReadFile(tp)
+	if !bytes.Equal(before[0], after[0]) || !bytes.Equal(before[1], after[1]) {
+		t.Fatal("replay changed the session's files")
+	}
+	// Same input, same bytes: the clock is the evidence's, not the system's.
+	_, again, _ := replayCLI(t, "replay", "--ledger", lp, "--transcript", tp)
+	if again != out {
+		t.Fatal("two replays of one session differ")
+	}
+}
+
+func TestReplayJSONSteps(t *testing.T) {
+	code, out, errs := replayCLI(t, append([]string{"replay", "--json", "--at", "5"}, sessionArgs(sessDeadline)...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("%d lines, want 5 steps and a decision:\n%s", len(lines), out)
+	}
+	for i, l := range lines[:5] {
+		var s struct {
+			Step    int               `json:"step"`
+			Event   string            `json:"event"`
+			Changed []json.RawMessage `json:"changed"`
+		}
+		if err := json.Unmarshal([]byte(l), &s); err != nil || s.Step != i+1 || s.Event == "" {
+			t.Fatalf("line %d: %v %+v", i+1, err, s)
+		}
+	}
+	var d struct {
+		Decision struct {
+			Verdict string `json:"verdict"`
+			Target  string `json:"target"`
+			Vetoes  []struct{ Guard, Reason string }
+		} `json:"decision"`
+		Events int  `json:"events"`
+		Crash  bool `json:"crash"`
+	}
+	if err := json.Unmarshal([]byte(lines[5]), &d); err != nil {
+		t.Fatal(err)
+	}
+	// --at stops the stepping; the decision still covers the recording.
+	if d.Decision.Verdict != "unknown" || d.Events != 7 || d.Crash || len(d.Decision.Vetoes) != 1 || d.Decision.Vetoes[0].Guard != "deadline" {
+		t.Fatalf("decision %+v", d)
+	}
+}
+
+func TestReplayCrashAt(t *testing.T) {
+	code, out, errs := replayCLI(t, append([]string{"replay", "--crash-at", "3"}, sessionArgs(sessCompleted)...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, "step 4/") || !strings.Contains(out, "step 3/13") {
+		t.Fatalf("--crash-at 3 must step exactly 3 events:\n%s", out)
+	}
+	if !strings.Contains(out, "crash right after event 3 of 13") || !strings.Contains(out, "verdict:  interrupted") ||
+		!strings.Contains(out, "target:   e3a1f9c2-7b4d-4f0e-9a6c-2d8b5e1f7a30") {
+		t.Fatalf("crash decision:\n%s", out)
+	}
+}
+
+func TestReplayCrashAtAllMatchesGolden(t *testing.T) {
+	code, out, errs := replayCLI(t, append([]string{"replay", "--crash-at", "all", "--json"}, sessionArgs(sessDeadline)...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r crashRow
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		s := r.Verdict + " " + orDashStr(r.Target)
+		if len(r.Guards) > 0 {
+			s += " " + strings.Join(r.Guards, ",")
+		}
+		got = append(got, s)
+	}
+	b, err := os.ReadFile(filepath.Join(replayRuntime, sessDeadline+".golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && !strings.HasPrefix(l, "#") {
+			want = append(want, strings.Join(f[1:], " "))
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("the CLI's crash table and the golden replay disagree (-golden +cli):\n%s", d)
+	}
+	code, out, _ = replayCLI(t, append([]string{"replay", "--crash-at", "all"}, sessionArgs(sessDeadline)...)...)
+	if code != 0 || !strings.Contains(out, "8 crash points: none 2 interrupted 2 unknown 4") {
+		t.Fatalf("table summary:\n%s", out)
+	}
+}
+
+func TestReplayDSH(t *testing.T) {
+	log := filepath.Join("..", "..", "examples", "dsh", "crashed-session.jsonl")
+	before, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := replayCLI(t, "replay", "--dsh", log)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"  turn enclosure: events=1 turn=1 step=closed pending=[]",
+		"verdict:  interrupted", "target:   turn 2",
+		"append:   turn/end", "repair: cut a torn final fragment of 38 bytes",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	after, _ := os.ReadFile(log)
+	if !bytes.Equal(before, after) {
+		t.Fatal("replay repaired the user's dsh log")
+	}
+	// Right after turn 1 ended the log is balanced: nothing to close.
+	code, out, _ = replayCLI(t, "replay", "--dsh", log, "--crash-at", "21")
+	if code != 0 || !strings.Contains(out, "verdict:  balanced") {
+		t.Fatalf("crash after turn/end:\n%s", out)
+	}
+}
+
+func TestReplayBatch(t *testing.T) {
+	code, out, errs := replayCLI(t, "replay", "--dir", replayRuntime, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if errs != "" {
+		t.Fatalf("a progress bar on a non-terminal stderr: %q", errs)
+	}
+	var sum batchSummary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"completed": 1, "interrupted": 2, "unknown": 2}
+	if sum.Sessions != 5 || sum.Dangling != 5 || !cmp.Equal(sum.Verdicts, want) ||
+		!cmp.Equal(sum.Vetoes, map[string]int{"deadline": 1, "ownership": 1}) || len(sum.Unreadable) != 0 {
+		t.Fatalf("summary %+v", sum)
+	}
+
+	// A flat directory of pairs, one of them unreadable.
+	dir := t.TempDir()
+	lp, tp := copySession(t, sessInterrupted)
+	for _, p := range []string{lp, tp} {
+		b, _ := os.ReadFile(p)
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(p)), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loop := filepath.Join(dir, "loop.jsonl")
+	if err := os.Symlink(loop, loop); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	code, out, _ = replayCLI(t, "replay", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"sessions:         2", "dangling prompts: 1", "verdicts:         interrupted 1 unreadable 1",
+		"unreadable files: 1", "loop.jsonl: open"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("batch output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestReplayRefusesBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"replay"},
+		append([]string{"replay", "--crash-at", "x"}, sessionArgs(sessCompleted)...),
+		append([]string{"replay", "--crash-at", "14"}, sessionArgs(sessCompleted)...),
+		append([]string{"replay", "--at", "99"}, sessionArgs(sessCompleted)...),
+		append([]string{"replay", "--at", "1", "--crash-at", "1"}, sessionArgs(sessCompleted)...),
+		{"replay", "--dsh", "x.jsonl", "--session", sessCompleted},
+		{"replay", "--dir", replayRuntime, "--crash-at", "1"},
+		{"replay", "--dir", filepath.Join(replayRuntime, "nope")},
+		{"replay", "--dsh", filepath.Join(replayRuntime, "nope.jsonl")},
+	} {
+		code, out, errs := replayCLI(t, args...)
+		if code != 2 || out != "" || errs == "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+}
+
+func TestDiagram(t *testing.T) {
+	cases := map[string]machines.Table{
+		"reconcile": machines.ReconcileTable, "prompt-lifecycle": machines.LifecycleTable,
+		"repair-episode": machines.RepairEpisodeTable, "admission": machines.AdmissionTable(),
+	}
+	for name, table := range cases {
+		code, out, _ := replayCLI(t, "diagram", name)
+		if code != 0 || out != table.Mermaid() || !strings.HasPrefix(out, "stateDiagram-v2\n") {
+			t.Errorf("%s mermaid: exit %d\n%s", name, code, out)
+		}
+		code, out, _ = replayCLI(t, "diagram", "--dot", name)
+		if code != 0 || out != table.Dot() {
+			t.Errorf("%s dot: exit %d\n%s", name, code, out)
+		}
+	}
+	code, out, _ := replayCLI(t, "diagram")
+	if code != 0 || strings.Count(out, "stateDiagram-v2") != len(cases) {
+		t.Errorf("all machines: exit %d\n%s", code, out)
+	}
+	if code, _, errs := replayCLI(t, "diagram", "nope"); code != 2 || !strings.Contains(errs, "unknown machine") {
+		t.Errorf("unknown machine: exit %d %q", code, errs)
+	}
+}
