@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"pgregory.net/rapid"
 
+	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/memory"
 
 	"github.com/tailproof/tailproof/projections/ownership"
@@ -250,4 +251,31 @@ func FuzzStatus(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A session whose process died after the user's prompt was written and
+// before the model answered; a cron turn is running right now.
+func ExampleStatus() {
+	store := memory.NewQwenStore()
+	sid := "00000000-0000-4000-8000-000000000002"
+	path, _ := store.Layout().TranscriptPath(sid, jsonl.Active)
+	_ = store.Mem().WriteFile(path, []byte(
+		`{"uuid":"u1","parentUuid":null,"sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z","type":"user","provenance":"real_user","message":{"role":"user","parts":[{"text":"run the tests"}]}}`+"\n"), 0o600)
+
+	st, err := Status(context.Background(), store, sid, StatusOptions{
+		Owners: []ownership.Owner{{Class: ownership.Cron, Turn: "nightly"}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(st.Kind, string(st.Resend[0].Part.Raw))
+	fmt.Println("notice:", st.Support.Notice.Supported)
+	fmt.Println("offer:", st.Support.Offer.Supported, "-", st.Support.Offer.Reason)
+	fmt.Println("auto-execute:", st.Support.AutoExecute.Supported)
+	// Output:
+	// interrupted_prompt {"text":"run the tests"}
+	// notice: true
+	// offer: false - no-active-turn: the session is owned by cron_turn nightly
+	// auto-execute: false
 }
