@@ -70,6 +70,9 @@ func (o *Outcome) Failed() bool {
 // nowMs is the clock both tailproof modes see; `at` is never compared.
 const nowMs = 1767225600000 + 86400000
 
+// legacyTimestamp finds timestamps only V8's legacy date parser accepts.
+var legacyTimestamp = regexp.MustCompile(`"timestamp":"(\d{4}-\d\d-\d\d \d|[A-Z][a-z]{2}, )`)
+
 var atField = regexp.MustCompile(`"at":[-+0-9.eE]+}$`)
 
 // normalizeAt replaces the record's `at` (the reference stamps Date.now()).
@@ -266,6 +269,13 @@ func classify(o *Outcome) (string, string) {
 	if v, ok := hasVeto(def, "background-turn"); ok && def.Evidence.Transcript.BackgroundIdx >= 0 {
 		return CatBackgroundTurn, v.Reason
 	}
+	// (d) default mode refuses a tail whose notifications could be trimmed
+	// only by their text shape (records without provenance).
+	if v, ok := hasVeto(def, "shape-guess"); ok {
+		if _, refToo := hasVeto(ref, "shape-guess"); !refToo {
+			return CatNotificationTrim, v.Reason
+		}
+	}
 	// (d) both modes got past the evidence check with the same evidence
 	// verdicts; the classifiable tail differed because default mode trims
 	// notifications by provenance and the reference by content shape.
@@ -326,6 +336,9 @@ func knownMismatch(o *Outcome) string {
 		if !ok || (cwd != o.Scenario.Cwd && !worktreeOf(cwd, o.Scenario.Cwd)) {
 			return "K1-workspace-check"
 		}
+	}
+	if o.Scenario.Transcript != nil && legacyTimestamp.MatchString(*o.Scenario.Transcript) {
+		return "K3-date-parse-legacy"
 	}
 	if d := o.Def.Evidence; d != nil && o.Scenario.Transcript != nil {
 		own := d.Transcript.Ownership

@@ -243,6 +243,7 @@ func TestClassify(t *testing.T) {
 			})
 			return d
 		}(), ""},
+		{"shape guess", appended, veto("shape-guess", nil), CatNotificationTrim},
 		{"background turn", appended, veto("background-turn", func(e *guards.Evidence) { e.Transcript.BackgroundIdx = 4 }), CatBackgroundTurn},
 		{"tail classified apart", appended, func() tailproof.Decision {
 			return tailproof.Decision{Verdict: tailproof.VerdictCompleted, Appended: &ledger.Record{}, Line: []byte(`{"at":2}`),

@@ -135,7 +135,11 @@ func StartNode(ctx context.Context, dir string) (*Node, error) {
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, bin, script)
-	cmd.Env = append(os.Environ(), "TAILPROOF_QWEN_PKG="+pkg, "TAILPROOF_SCRATCH="+dir)
+	cmd.Env = append(os.Environ(), "TAILPROOF_QWEN_PKG="+pkg, "TAILPROOF_SCRATCH="+dir,
+		// A timestamp without an offset is local time to Date.parse and UTC
+		// to tailproof, which has no time zone; pin node to UTC so a run does
+		// not depend on the machine's zone.
+		"TZ=UTC")
 	stderr := &limitedWriter{n: 1 << 20}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
