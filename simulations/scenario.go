@@ -206,9 +206,13 @@ func scenarioRand(seed uint64, index int) *rand.Rand {
 
 // RunScenario runs scenario index of seed and scores it.
 func RunScenario(ctx context.Context, seed uint64, index int, trace bool) Result {
-	src := scenarioRand(seed, index)
 	prof := &profiles[index%len(profiles)]
 	ver := Versions[(index/len(profiles))%len(Versions)]
+	return runWith(ctx, seed, index, prof, ver, trace)
+}
+
+func runWith(ctx context.Context, seed uint64, index int, prof *Profile, ver Version, trace bool) Result {
+	src := scenarioRand(seed, index)
 	res := Result{Seed: seed, Index: index, Class: prof.Name + "/" + ver.Name}
 	d := newDaemon(ctx, src, prof, ver)
 	if trace {

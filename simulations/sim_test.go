@@ -92,20 +92,26 @@ var knownHoles = []struct {
 	seed     uint64
 	scenario int
 	why      string
+	prof     func() *Profile // nil: the run's own class for the scenario
 }{
 	{"background-turn-before-first-identity", 1, 894,
 		"a prompt queued behind a background (cron/notification) turn never started; the background turn's assistant " +
 			"records follow the admission and no user record carries daemonPromptId yet, so ownership is off and the " +
-			"legacy ordering rules stamp completed"},
+			"legacy ordering rules stamp completed", nil},
 	{"background-turn-across-compression", 1, 1803,
 		"the same hole with a marker-writing daemon: a notification turn opened before the admission marker " +
 			"(a compression checkpoint in between) keeps writing model records after it; the queued prompt never " +
-			"started and is stamped completed"},
+			"started and is stamped completed", nil},
 	{"slash-after-unanswered-user-entry", 1, 14668,
 		"a local slash command (/help and its slash_command result) completes right after a predecessor errored " +
 			"with its user entry unanswered; the slash pop leaves that user entry as the api-history tail, which " +
 			"classifies as interrupted_prompt, so a completed prompt is stamped interrupted (the reference too: " +
-			"localCommandCompleted only feeds its completion guard, never the verdict)"},
+			"localCommandCompleted only feeds its completion guard, never the verdict)", nil},
+	{"predecessor-terminal-clock-step", 1, 47,
+		"plain daemon (no marker): p3 is queued while p2 runs; the clock steps back before p2's terminal, so " +
+			"p2's last write is later than its terminal's at and the predecessor fence (V11) passes; p3 never " +
+			"started and is stamped completed. The ledger shows the step: its at values go backward in file order",
+		clockHoleProfile},
 }
 
 // The third known hole is rapid's minimal case, saved under
@@ -123,10 +129,25 @@ func TestKnownHoles(t *testing.T) {
 			if os.Getenv("TAILPROOF_SIM_HOLES") == "" {
 				t.Skipf("known hole (replay: tailproof simulate --seed %d --runs 1 --scenario %d --trace): %s", h.seed, h.scenario, h.why)
 			}
-			r := RunScenario(context.Background(), h.seed, h.scenario, true)
+			var r Result
+			if h.prof != nil {
+				r = runWith(context.Background(), h.seed, h.scenario, h.prof(), Versions[0], true)
+			} else {
+				r = RunScenario(context.Background(), h.seed, h.scenario, true)
+			}
 			if len(r.WrongTerminals) > 0 {
 				t.Fatalf("%s\n%s", strings.Join(r.WrongTerminals, "\n"), strings.Join(r.Trace, "\n"))
 			}
 		})
 	}
+}
+
+// clockHoleProfile is a plain profile with frequent backward clock steps
+// and queued admissions: the mix that exposes the predecessor-fence hole.
+func clockHoleProfile() *Profile {
+	p := profiles[0]
+	p.Name = "clock-hole"
+	p.W[actAdmit] = 3
+	p.BackPct = 30
+	return &p
 }
