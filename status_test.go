@@ -86,6 +86,13 @@ func statusCmd(t *testing.T, s *scenario, d *datadriven.TestData) string {
 func genSession(t *rapid.T) (string, []string) {
 	n := rapid.IntRange(1, 12).Draw(t, "records")
 	var b strings.Builder
+	// Sometimes a long settled prefix, so the tails are cut at the
+	// classifier's 50-entry bound.
+	if rapid.IntRange(0, 4).Draw(t, "long") == 0 {
+		for i := 0; i < 30; i++ {
+			fmt.Fprintf(&b, "h%d user \"q\"\nh%da assistant \"a\"\n", i, i)
+		}
+	}
 	var prompts []string
 	call := 0
 	for i := 0; i < n; i++ {
@@ -278,4 +285,38 @@ func ExampleStatus() {
 	// notice: true
 	// offer: false - no-active-turn: the session is owned by cron_turn nightly
 	// auto-execute: false
+}
+
+// BenchmarkStatus: a transcript of 2,000 turns, each with a 16 KiB tool
+// output, ending in an unanswered prompt. Payloads are kept (a resend is
+// verbatim) but only for the bounded tail.
+func BenchmarkStatus(b *testing.B) {
+	store := memory.NewQwenStore()
+	sid := "00000000-0000-4000-8000-000000000003"
+	path, _ := store.Layout().TranscriptPath(sid, jsonl.Active)
+	out := strings.Repeat("x", 16<<10)
+	var buf strings.Builder
+	prev := "null"
+	rec := func(uuid, body string) {
+		fmt.Fprintf(&buf, `{"uuid":%q,"parentUuid":%s,"sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z",%s}`+"\n", uuid, prev, body)
+		prev = `"` + uuid + `"`
+	}
+	for i := 0; i < 2000; i++ {
+		rec(fmt.Sprintf("u%d", i), `"type":"user","provenance":"real_user","message":{"role":"user","parts":[{"text":"go"}]}`)
+		rec(fmt.Sprintf("a%d", i), fmt.Sprintf(`"type":"assistant","provenance":"assistant_output","message":{"role":"model","parts":[{"functionCall":{"id":"c%d","name":"sh","args":{}}}]}`, i))
+		rec(fmt.Sprintf("r%d", i), fmt.Sprintf(`"type":"tool_result","provenance":"tool_result","message":{"role":"user","parts":[{"functionResponse":{"id":"c%d","name":"sh","response":{"output":%q}}}]}`, i, out))
+		rec(fmt.Sprintf("m%d", i), `"type":"assistant","provenance":"assistant_output","message":{"role":"model","parts":[{"text":"done"}]}`)
+	}
+	rec("last", `"type":"user","provenance":"real_user","message":{"role":"user","parts":[{"text":"and now?"}]}`)
+	if err := store.Mem().WriteFile(path, []byte(buf.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		st, err := Status(context.Background(), store, sid, StatusOptions{})
+		if err != nil || st.Kind != PlanInterruptedPrompt {
+			b.Fatalf("%v %s", err, st.Kind)
+		}
+	}
 }
