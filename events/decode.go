@@ -33,9 +33,11 @@ type Options struct {
 // line, so the caller chooses the policy: stop, skip and count, or fail.
 //
 // Classification needs one look ahead: an undecodable line is reported as
-// ErrCorrupt when a valid line follows it, and as ErrTornTail when nothing
+// ErrCorrupt when a valid record follows it, and as ErrTornTail when nothing
 // valid follows. Held-back errors are yielded before the valid event that
-// proves them corrupt, so positions stay in order.
+// proves them corrupt, so positions stay in order. A line that yields records
+// and then fails (records glued `}{`, the last one torn) yields its records
+// first; its own failure is then classified by what follows the line.
 func Decode(r io.Reader, c Codec, opts Options) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		var (
@@ -73,14 +75,9 @@ func Decode(r io.Reader, c Codec, opts Options) iter.Seq2[Event, error] {
 			}
 			var derr error
 			buf, derr = c.DecodeLine(buf[:0], line)
-			if derr != nil {
-				detail := derr.Error()
-				if !line.Terminated {
-					detail = "final fragment has no newline: " + detail
-				}
-				pending = append(pending, &Error{Stream: c.Stream(), Pos: line.Pos, Detail: detail, Cause: derr})
-				// Events decoded before the failure on a glued line are real.
-			}
+			// Records decoded on this line prove every earlier bad line
+			// corrupt — but not this line's own failure, which comes after
+			// them (a glued pair whose second record is torn).
 			if len(buf) > 0 && !flush(ErrCorrupt) {
 				return
 			}
@@ -88,6 +85,13 @@ func Decode(r io.Reader, c Codec, opts Options) iter.Seq2[Event, error] {
 				if !yield(ev, nil) {
 					return
 				}
+			}
+			if derr != nil {
+				detail := derr.Error()
+				if !line.Terminated {
+					detail = "final fragment has no newline: " + detail
+				}
+				pending = append(pending, &Error{Stream: c.Stream(), Pos: line.Pos, Detail: detail, Cause: derr})
 			}
 		}
 		flush(ErrTornTail)

@@ -3,11 +3,8 @@ package jsonl
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/tailproof/tailproof/adapters"
@@ -51,62 +48,33 @@ func (s *FilesStore) AppendLedger(ctx context.Context, _ string, line []byte) er
 
 // OpenLedger streams the ledger; a missing ledger is an empty reader.
 func (s *FilesStore) OpenLedger(ctx context.Context, _ string) (io.ReadCloser, error) {
-	f, err := s.q.fs.OpenFile(s.ledger, os.O_RDONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return io.NopCloser(bytes.NewReader(nil)), nil
-	}
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("jsonl: open ledger: %w", err)
 	}
-	return f, nil
+	return openLedgerFile(s.q.fs, s.ledger)
 }
 
 // OpenLedgerTail streams at most the ledger's last n bytes.
 func (s *FilesStore) OpenLedgerTail(ctx context.Context, _ string, n int64) (io.ReadCloser, bool, error) {
-	if n <= 0 {
-		return nil, false, fmt.Errorf("jsonl: open ledger tail: window must be positive, got %d", n)
-	}
-	f, err := s.q.fs.OpenFile(s.ledger, os.O_RDONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return io.NopCloser(bytes.NewReader(nil)), false, nil
-	}
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, false, fmt.Errorf("jsonl: open ledger tail: %w", err)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, false, fmt.Errorf("jsonl: open ledger tail: %w", err)
-	}
-	if size := st.Size(); size > n {
-		return sectionCloser{io.NewSectionReader(f, size-n, n), f}, true, nil
-	}
-	return sectionCloser{io.NewSectionReader(f, 0, st.Size()), f}, false, nil
+	return openLedgerTailFile(s.q.fs, s.ledger, n)
 }
 
 // OpenTranscript streams the transcript; missing is an error wrapping
 // adapters.ErrNotFound.
 func (s *FilesStore) OpenTranscript(ctx context.Context, _ string) (io.ReadCloser, error) {
-	f, err := s.q.fs.OpenFile(s.transcript, os.O_RDONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("jsonl: transcript %s: %w (%w)", s.transcript, adapters.ErrNotFound, err)
-	}
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("jsonl: open transcript: %w", err)
 	}
-	return f, nil
+	return openTranscriptFile(s.q.fs, s.transcript)
 }
 
 // TranscriptTailUUID captures the dispatch marker exactly as Qwen does.
 func (s *FilesStore) TranscriptTailUUID(ctx context.Context, _ string) (string, bool) {
-	f, err := s.q.fs.OpenFile(s.transcript, os.O_RDONLY, 0)
-	if err != nil {
+	if ctx.Err() != nil {
 		return "", false
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", false
-	}
-	return TailUUID(f, st.Size())
+	return tailUUIDFile(s.q.fs, s.transcript)
 }

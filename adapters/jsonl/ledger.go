@@ -298,7 +298,12 @@ func (s *QwenStore) OpenLedger(ctx context.Context, sessionID string) (io.ReadCl
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.fs.OpenFile(path, os.O_RDONLY, 0)
+	return openLedgerFile(s.fs, path)
+}
+
+// openLedgerFile opens a ledger for reading; a missing file reads as empty.
+func openLedgerFile(fsys vfs.FS, path string) (io.ReadCloser, error) {
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return io.NopCloser(bytes.NewReader(nil)), nil
 	}
@@ -316,14 +321,19 @@ func (s *QwenStore) OpenLedgerTail(ctx context.Context, sessionID string, n int6
 	if err := ctx.Err(); err != nil {
 		return nil, false, fmt.Errorf("jsonl: open ledger tail: %w", err)
 	}
-	if n <= 0 {
-		return nil, false, fmt.Errorf("jsonl: open ledger tail: window must be positive, got %d", n)
-	}
 	path, err := s.layout.LedgerPath(sessionID, Active)
 	if err != nil {
 		return nil, false, err
 	}
-	f, err := s.fs.OpenFile(path, os.O_RDONLY, 0)
+	return openLedgerTailFile(s.fs, path, n)
+}
+
+// openLedgerTailFile opens at most the last n bytes of a ledger.
+func openLedgerTailFile(fsys vfs.FS, path string, n int64) (io.ReadCloser, bool, error) {
+	if n <= 0 {
+		return nil, false, fmt.Errorf("jsonl: open ledger tail: window must be positive, got %d", n)
+	}
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return io.NopCloser(bytes.NewReader(nil)), false, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/tailproof/tailproof/adapters"
+	"github.com/tailproof/tailproof/adapters/vfs"
 )
 
 // TranscriptTailBytes is Qwen's TRANSCRIPT_TAIL_BYTES: how much of the end of
@@ -27,7 +28,12 @@ func (s *QwenStore) OpenTranscript(ctx context.Context, sessionID string) (io.Re
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.fs.OpenFile(path, os.O_RDONLY, 0)
+	return openTranscriptFile(s.fs, path)
+}
+
+// openTranscriptFile opens a transcript; missing is adapters.ErrNotFound.
+func openTranscriptFile(fsys vfs.FS, path string) (io.ReadCloser, error) {
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("jsonl: transcript %s: %w (%w)", path, adapters.ErrNotFound, err)
 	}
@@ -48,7 +54,12 @@ func (s *QwenStore) TranscriptTailUUID(ctx context.Context, sessionID string) (s
 	if err != nil {
 		return "", false
 	}
-	f, err := s.fs.OpenFile(path, os.O_RDONLY, 0)
+	return tailUUIDFile(s.fs, path)
+}
+
+// tailUUIDFile is TailUUID over a file by path; any error is no marker.
+func tailUUIDFile(fsys vfs.FS, path string) (string, bool) {
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return "", false
 	}
