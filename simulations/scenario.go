@@ -118,7 +118,13 @@ type Result struct {
 	// restarts before the final crash (wrong ones are also violations).
 	RestartDecided int
 	DSH            DSHResult
-	Trace          []string
+	// What the final crash left, so tests can show the model reaches the
+	// cases it claims: a torn last line in either file.
+	TornLedger, TornTranscript bool
+	// LostDangling counts dangling prompts whose completed turn lost its
+	// final record in a crash.
+	LostDangling int
+	Trace                      []string
 }
 
 // Profiles are the scenario classes' action mixes.
@@ -420,7 +426,9 @@ func (d *Daemon) finish(res *Result) {
 	}
 	if tb, err := d.mem.ReadFile(d.tpath); err == nil {
 		ref.Mem().WriteFile(d.tpath, tb, 0o600)
+		res.TornTranscript = len(tb) > 0 && tb[len(tb)-1] != '\n'
 	}
+	res.TornLedger = len(lb) > 0 && lb[len(lb)-1] != '\n'
 	recs, _, err := ledger.Read(bytes.NewReader(lb), false)
 	if err != nil {
 		res.Violations = append(res.Violations, "read ledger: "+err.Error())
@@ -460,6 +468,9 @@ func (d *Daemon) finish(res *Result) {
 		if p == nil {
 			res.Violations = append(res.Violations, fmt.Sprintf("dangling prompt %s was never admitted by the model", id))
 			continue
+		}
+		if p.lost {
+			res.LostDangling++
 		}
 		o, lost := Judge(tp[id], p.truth, p.lost)
 		res.Tailproof.count(o, lost)

@@ -151,3 +151,45 @@ func clockHoleProfile() *Profile {
 	p.BackPct = 30
 	return &p
 }
+
+// TestModelReach: the model produces what it claims to — torn last lines in
+// both files, lost completions, restarts that skipped or ran reconciliation,
+// dsh logs that needed repair — so the invariants are tested where they bite.
+func TestModelReach(t *testing.T) {
+	var tornL, tornT, lost, restarts, dshRepaired, never, interrupted, completed int
+	for i := 0; i < 330; i++ {
+		r := RunScenario(context.Background(), 99, i, false)
+		if r.TornLedger {
+			tornL++
+		}
+		if r.TornTranscript {
+			tornT++
+		}
+		lost += r.LostDangling
+		restarts += r.RestartDecided
+		if r.DSH.Repaired {
+			dshRepaired++
+		}
+	}
+	// Truth variety comes from a traced scenario set.
+	for i := 0; i < 66; i++ {
+		r := RunScenario(context.Background(), 99, i, true)
+		tr := strings.Join(r.Trace, "\n")
+		if strings.Contains(tr, "dispatch ") {
+			interrupted++
+		}
+		if strings.Contains(tr, `"terminal":"completed"`) {
+			completed++
+		}
+		if strings.Contains(tr, "admit ") {
+			never++
+		}
+	}
+	for name, n := range map[string]int{"torn ledger": tornL, "torn transcript": tornT, "lost completion": lost,
+		"restart reconciliation": restarts, "dsh repair": dshRepaired, "dispatch": interrupted, "completion": completed, "admission": never} {
+		if n == 0 {
+			t.Errorf("the model never produced a %s", name)
+		}
+	}
+	t.Logf("torn ledger %d, torn transcript %d, lost completions %d, restart decisions %d, dsh repairs %d", tornL, tornT, lost, restarts, dshRepaired)
+}
