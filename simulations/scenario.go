@@ -124,7 +124,7 @@ type Result struct {
 	// LostDangling counts dangling prompts whose completed turn lost its
 	// final record in a crash.
 	LostDangling int
-	Trace                      []string
+	Trace        []string
 }
 
 // Profiles are the scenario classes' action mixes.
