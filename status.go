@@ -363,6 +363,10 @@ func (st *RecoveryStatus) resendPrompt(parts []interruption.Part) {
 
 func excludeReason(p qwen.Part, src apihistory.Source) (reason string, guessed bool) {
 	switch src.Subtype {
+	case qwen.SubtypeChatCompression:
+		// A compressed entry has no record of its own: whether the user or
+		// the summarizer wrote it is unknown, so it is not resent as intent.
+		return "from compressed history: the entry has no record of its own, so its author is unknown", false
 	case qwen.SubtypeNotification, qwen.SubtypeCron:
 		return "a " + src.Subtype + " record is not user input", src.Origin == events.OriginNone
 	}
@@ -408,8 +412,8 @@ func (st *RecoveryStatus) decide(opts StatusOptions) {
 		st.Notice = "Previous session appears to have stopped after user input before the model completed a response."
 		switch {
 		case len(st.Resend) == 0:
-			st.Reason = "the unanswered input was written by the system (" + excludedText(st.Excluded) + "); there is no user input to resend"
-			st.Notice = "Previous session appears to have stopped during an automatic turn (" + excludedText(st.Excluded) + "); it was not a user prompt."
+			st.Reason = "no unanswered input is attributable to the user (" + excludedText(st.Excluded) + "); there is nothing to resend"
+			st.Notice = "Previous session appears to have stopped after input that was not the user's (" + excludedText(st.Excluded) + "); nothing will be resent."
 		default:
 			st.CanContinue = true
 		}
@@ -479,6 +483,9 @@ func excludedText(xs []ExcludedPart) string {
 	var out []string
 	for _, x := range xs {
 		k := x.Source.Subtype
+		if k == qwen.SubtypeChatCompression {
+			k = "compressed history"
+		}
 		if k == "" {
 			k = x.Source.Provenance.String()
 		}
@@ -548,6 +555,9 @@ func (st RecoveryStatus) Describe() string {
 		a    Action
 	}{{"notice", st.Support.Notice}, {"offer", st.Support.Offer}, {"auto-execute", st.Support.AutoExecute}} {
 		fmt.Fprintf(&b, "%s: %s: %s\n", a.name, map[bool]string{true: "yes", false: "no"}[a.a.Supported], a.a.Reason)
+	}
+	if st.Notice != "" {
+		fmt.Fprintf(&b, "notice text: %s\n", st.Notice)
 	}
 	for _, g := range st.Guesses {
 		fmt.Fprintf(&b, "guessed: %s\n", g)
