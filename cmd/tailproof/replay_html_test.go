@@ -45,7 +45,7 @@ func chromium(t *testing.T, args ...string) []byte {
 func renderPage(t *testing.T, args ...string) string {
 	t.Helper()
 	page := filepath.Join(t.TempDir(), "replay.html")
-	code, _, errs := replayCLI(t, append(append([]string{"replay", "--html", page}, args...))...)
+	code, _, errs := replayCLI(t, append([]string{"replay", "--html", page}, args...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
