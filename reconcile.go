@@ -298,10 +298,10 @@ func (r *reconciler) classify(acc *apihistory.Fold) {
 	if r.opts.Reference {
 		mode = interruption.ShapeOnly
 	}
-	res := acc.Result()
-	tail := interruption.ClassifiableTail(res, mode)
-	v := interruption.Classify(tail, res.CompletedToolCallIDs)
-	upgrade := v.Kind == interruption.KindNone && interruption.TailHoldsAnyFunctionCall(tail)
+	// The one classifier boundary: status computes the same tail through the
+	// same function (ClassifyTail), so the two can never disagree.
+	c := ClassifyTail(acc.Result(), mode)
+	tail, v, upgrade := c.Tail, c.Verdict, c.IdlessUpgrade
 	ev.Verdict = guards.Classification{
 		Done: true, Kind: v.Kind.String(), IdlessUpgrade: upgrade,
 		Interrupted: v.Kind != interruption.KindNone || upgrade, Guessed: tail.Guessed,
