@@ -211,8 +211,21 @@ func (r *replayWriter) outcome(o outcome, total int, crash bool) {
 	if o.Error != "" {
 		r.printf("  error:    %s\n", o.Error)
 	}
+	if len(o.Guards) > 0 {
+		r.printf("  guard decisions:\n")
+		for _, g := range o.Guards {
+			if g.Pass {
+				r.printf("    %-15s %-22s pass\n", g.Event, g.Guard)
+			} else {
+				r.printf("    %-15s %-22s VETO: %s\n", g.Event, g.Guard, g.Reason)
+			}
+		}
+	}
+	if o.GuardsNote != "" {
+		r.printf("  guard decisions: %s\n", o.GuardsNote)
+	}
 	if len(o.Trace) > 0 {
-		r.printf("  machine transitions and guard decisions:\n")
+		r.printf("  trace (folds and machine transitions):\n")
 		for _, t := range o.Trace {
 			r.printf("    %s\n", t)
 		}

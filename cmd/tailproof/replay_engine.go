@@ -244,7 +244,11 @@ type outcome struct {
 	Vetoes   []veto   `json:"vetoes"`
 	State    string   `json:"state,omitempty"`
 	Trace    []string `json:"trace"`
-	Error    string   `json:"error,omitempty"`
+	// Guards is every guard's answer at every step the machine attempted
+	// (Qwen sessions only); GuardsNote says why it is empty when it is.
+	Guards     []guardDecision `json:"guards"`
+	GuardsNote string          `json:"guardsNote,omitempty"`
+	Error      string          `json:"error,omitempty"`
 }
 
 type veto struct {
@@ -256,7 +260,7 @@ type veto struct {
 // merged event n would have left, in an in-memory filesystem.
 func decide(ctx context.Context, s *session, n int, reference bool, now int64) outcome {
 	cut := s.ev.Cut(n)
-	out := outcome{At: n, Dangling: []string{}, Append: []string{}, Vetoes: []veto{}, Trace: []string{}}
+	out := outcome{At: n, Dangling: []string{}, Append: []string{}, Vetoes: []veto{}, Trace: []string{}, Guards: []guardDecision{}}
 	mem := memory.NewFS()
 	if err := mem.MkdirAll("/replay", 0o755); err != nil {
 		out.Error = err.Error()
@@ -295,6 +299,11 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 	}
 	if d.Trace != nil {
 		out.Trace = d.Trace
+	}
+	if gs, ok := explainGuards(d.Trace, d.Evidence, d.Vetoes, reference); ok {
+		out.Guards = append(out.Guards, gs...)
+	} else {
+		out.GuardsNote = "replay's guard list no longer matches the reconcile machine's; only the machine's vetoes are shown"
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tailproof/tailproof/guards"
 	"github.com/tailproof/tailproof/machines"
 )
 
@@ -74,6 +75,7 @@ func TestReplayStepsAndDecision(t *testing.T) {
 		"  timeline:       + #13 notification transcript:10",
 		"  verdict:  completed\n",
 		"machine commit: classified --> committed",
+		"    check-evidence  system-provenance      pass\n",
 		"dry run: would append",
 	} {
 		if !strings.Contains(out, want) {
@@ -293,5 +295,53 @@ func TestDiagram(t *testing.T) {
 	}
 	if code, _, errs := replayCLI(t, "diagram", "nope"); code != 2 || !strings.Contains(errs, "unknown machine") {
 		t.Errorf("unknown machine: exit %d %q", code, errs)
+	}
+}
+
+// TestReplayGuardListMatchesMachine: replay's per-guard answers must derive
+// exactly the vetoes the reconcile machine recorded, at every crash point of
+// every golden session, in both rule sets.
+func TestReplayGuardListMatchesMachine(t *testing.T) {
+	sessions, err := discoverSessions(replayRuntime)
+	if err != nil || len(sessions) == 0 {
+		t.Fatal(err)
+	}
+	vetoed := 0
+	for _, bs := range sessions {
+		var data [2][]byte
+		for i, p := range []string{bs.ledger, bs.transcript} {
+			if data[i], err = os.ReadFile(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s, err := newQwenSession(bs.id, data, [2]bool{true, true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ref := range []bool{false, true} {
+			for n := 0; n <= s.ev.Len(); n++ {
+				o := decide(context.Background(), s, n, ref, 1)
+				if o.GuardsNote != "" || (o.Verdict != "none" && len(o.Guards) == 0) {
+					t.Fatalf("%s reference=%v crash %d: %q, %d guard answers", bs.id, ref, n, o.GuardsNote, len(o.Guards))
+				}
+				for _, g := range o.Guards {
+					if !g.Pass {
+						vetoed++
+					}
+				}
+			}
+		}
+	}
+	if vetoed == 0 {
+		t.Fatal("no crash point was vetoed: the check proved nothing")
+	}
+}
+
+func TestExplainGuardsNoticesDrift(t *testing.T) {
+	ev := &guards.Evidence{Target: "p"}
+	trace := []string{"machine attribute: target-selected --> attributed"}
+	out, ok := explainGuards(trace, ev, []guards.Veto{{Guard: "attribution", Reason: "a reason the list cannot derive"}}, false)
+	if ok || len(out) != 1 || out[0].Guard != "attribution" {
+		t.Fatalf("ok=%v out=%+v: a veto the guard list does not reproduce must be flagged", ok, out)
 	}
 }
