@@ -234,4 +234,3 @@ func FuzzDSHEvidence(f *testing.F) {
 		}
 	})
 }
-
