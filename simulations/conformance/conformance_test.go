@@ -140,7 +140,7 @@ func TestGenerateCoversTheFeatures(t *testing.T) {
 		"notification", "compression", "custom_title", "slash-command", "equal-timestamp", "backward-timestamp",
 		"transcript-missing", "transcript-torn-tail", "ledger-torn-tail", "ledger-malformed", "goal-turn", "turn_result",
 		"no-provenance", "several-dangling", "foreign-user", "notification-shaped-prompt", "transcript-corrupt-line",
-		"tr-fragments", "tr-crlf", "led-crlf", "tr-odd-timestamp", "led-odd-at", "tr-first-record-colliding-cwd",
+		"tr-fragments", "never-wrote", "tr-crlf", "led-crlf", "tr-odd-timestamp", "led-odd-at", "tr-first-record-colliding-cwd",
 	} {
 		if !seen[want] {
 			t.Errorf("3000 scenarios never generated %q", want)

@@ -34,6 +34,7 @@ type Report struct {
 	Seed    uint64 `json:"seed"`
 	Runs    int    `json:"runs"`
 	Version string `json:"reference_version"`
+	Package string `json:"reference_package"`
 
 	// Reference verdicts: what the real implementation did.
 	JSAppended map[string]int `json:"reference_appended"` // completed | interrupted | nothing
@@ -100,7 +101,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer node.Close()
 
-	rep := &Report{Seed: cfg.Seed, Version: node.Version, JSAppended: map[string]int{}, RefKnown: map[string]int{}, PerCategory: map[string]int{},
+	rep := &Report{Seed: cfg.Seed, Version: node.Version, Package: node.Package, JSAppended: map[string]int{}, RefKnown: map[string]int{}, PerCategory: map[string]int{},
 		Features: map[string]int{}, Examples: map[string]string{}}
 	for _, c := range Categories {
 		rep.PerCategory[c] = 0
@@ -218,6 +219,7 @@ func (r *Report) add(o *Outcome) {
 // Print writes the report for people.
 func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "conformance against @qwen-code/qwen-code@%s: %d scenarios, seed %d, %s\n", r.Version, r.Runs, r.Seed, r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "reference package: %s\n", r.Package)
 	fmt.Fprintf(w, "reference appended: %s\n", tally(r.JSAppended))
 	fmt.Fprintf(w, "reference mode: %d agree, %d known bugs, %d new disagreements\n", r.RefAgree, sum(r.RefKnown), r.RefMismatch)
 	for _, k := range sortedKeys(r.RefKnown) {

@@ -229,6 +229,15 @@ func (g *gen) title() {
 // short when crash is set.
 func (g *gen) turn(prompt string, crash bool) {
 	call := 0
+	if crash && g.p(0.08) {
+		// Queued, admitted, and killed before its user record was written;
+		// the host may still deliver a notification afterwards.
+		g.feature("never-wrote")
+		if g.p(0.6) {
+			g.notification()
+		}
+		return
+	}
 	switch x := g.r.IntN(100); {
 	case x < 12:
 		cmd := g.pick("/help", "/stats", "/about")
