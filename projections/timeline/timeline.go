@@ -33,20 +33,20 @@ const maxText = 120
 // Item is one entry of the session timeline.
 type Item struct {
 	// Seq is the 1-based index of the event (Add call) that produced it.
-	Seq    int
-	Stream events.Stream
-	Line   int
-	TimeMs int64
-	TimeOK bool
-	Kind   Kind
+	Seq    int           `json:"seq"`
+	Stream events.Stream `json:"stream"`
+	Line   int           `json:"line"`
+	TimeMs int64         `json:"timeMs"`
+	TimeOK bool          `json:"timeOK"`
+	Kind   Kind          `json:"kind"`
 	// Prompt is the prompt the item belongs to when the record names one
 	// (ledger promptId, daemonPromptId, turn_result promptId); dsh: "turn N".
-	Prompt string
+	Prompt string `json:"prompt,omitempty"`
 	// Ref is the record's identity: a tool call id for calls and results,
 	// otherwise the record uuid ("" when the format has none).
-	Ref        string
-	Provenance string
-	Text       string
+	Ref        string `json:"ref,omitempty"`
+	Provenance string `json:"provenance,omitempty"`
+	Text       string `json:"text"`
 }
 
 // Describe is the item's stable one-line form.
