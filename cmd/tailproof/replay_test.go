@@ -345,3 +345,26 @@ func TestExplainGuardsNoticesDrift(t *testing.T) {
 		t.Fatalf("ok=%v out=%+v: a veto the guard list does not reproduce must be flagged", ok, out)
 	}
 }
+
+func TestProgressOnlyOnTerminals(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := newProgress(f, 3)
+	p.show(1, "s")
+	p.done()
+	if st, _ := f.Stat(); st.Size() != 0 || p.on {
+		t.Fatalf("a bar was drawn into a regular file (%d bytes)", st.Size())
+	}
+	var buf bytes.Buffer
+	p = &progress{w: &buf, total: 4, on: true} // as on a terminal
+	p.show(1, "session-a")
+	p.done()
+	want := "\r[#######.......................] 1/4 session-a                           " +
+		"\r[##############################] 4/4                                     \n"
+	if buf.String() != want {
+		t.Fatalf("bar:\n%q\nwant\n%q", buf.String(), want)
+	}
+}
