@@ -19,6 +19,7 @@ const (
 	MetaNext    = "tailproof_next"    // byte offset just past the line's newline: the resume point after Ack
 	MetaCodec   = "tailproof_codec"   // optional codec name overriding the stream's default codec
 	MetaPath    = "tailproof_path"    // the file a tailed line was read from (informational)
+	MetaCause   = "tailproof_cause"   // on a decision: the uuid of the load event that caused it
 )
 
 // ErrBadMessage classifies a message Source cannot turn into events: missing

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
+
+	"github.com/tailproof/tailproof"
+	"github.com/tailproof/tailproof/adapters/bus"
+	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/natsjs"
+	"github.com/tailproof/tailproof/adapters/vfs"
+)
+
+func init() {
+	register(command{
+		name:    "serve",
+		summary: "run the recovery service: decide each session named on stdin (or found by --scan) and print its decision",
+		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+			return runServe(ctx, args, os.Stdin, stdout, stderr)
+		},
+	})
+}
+
+// servedDecision is one printed line: the session, then the shape of
+// `reconcile --json`.
+type servedDecision struct {
+	Session string `json:"session"`
+	bus.Decision
+}
+
+func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		runtime    = fs.String("qwen-runtime", "", "Qwen Code's runtime `DIR` (default: $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen)")
+		cwd        = fs.String("cwd", "", "the `WORKSPACE` whose sessions are served (default: the current directory)")
+		scan       = fs.Bool("scan", false, "also decide every active session found in the workspace's chats directory")
+		now        = fs.Int64("now", 0, "the clock in Unix `MS` for appended records (default: the system clock)")
+		dryRun     = fs.Bool("dry-run", false, "decide without appending")
+		natsURL    = fs.String("nats", "", "run as a JetStream worker on the NATS server(s) at `URL` (comma-separated) instead of in-process")
+		worker     = fs.String("worker", "", "this worker's `NAME`, unique in the deployment (with --nats; default: host-pid)")
+		partitions = fs.Int("partitions", 8, "load partitions (with --nats; the same on every worker)")
+		replicas   = fs.Int("replicas", 1, "stream and lease replicas (with --nats)")
+		leaseTTL   = fs.Duration("lease-ttl", 10*time.Second, "how long a dead worker's session lease outlives it (with --nats)")
+	)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tailproof serve [--qwen-runtime DIR] [--cwd WORKSPACE] [--scan] [--now MS] [--dry-run] [--nats URL [--worker NAME]]")
+		fmt.Fprintln(stderr, "Session ids are read from stdin, one per line; each decision is printed as one JSON line.")
+		fmt.Fprintln(stderr, "In-process, serve exits once stdin is closed and every session named is decided; with --nats it runs until interrupted.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fail := func(code int, err error) int {
+		fmt.Fprintf(stderr, "tailproof serve: %v\n", err)
+		return code
+	}
+	dir := *runtime
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		d, err := jsonl.ResolveRuntimeDir(os.Getenv, home)
+		if err != nil {
+			return fail(2, err)
+		}
+		dir = d
+	}
+	ws := *cwd
+	if ws == "" {
+		d, err := os.Getwd()
+		if err != nil {
+			return fail(2, err)
+		}
+		ws = d
+	}
+	store := jsonl.NewQwenStore(vfs.OS, jsonl.NewQwenLayout(dir, ws))
+	clock := func() int64 { return time.Now().UnixMilli() }
+	if *now != 0 {
+		n := *now
+		clock = func() int64 { return n }
+	}
+	opts := tailproof.Options{Now: clock, DryRun: *dryRun}
+
+	var out sync.Mutex
+	print := func(session string, d bus.Decision) {
+		out.Lock()
+		defer out.Unlock()
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(servedDecision{Session: session, Decision: d})
+	}
+	sessions := make(chan string)
+	go func() {
+		defer close(sessions)
+		if *scan {
+			ids, err := store.ScanTranscripts(ctx, jsonl.Active)
+			if err != nil {
+				fmt.Fprintf(stderr, "tailproof serve: scan: %v\n", err)
+			}
+			for _, id := range ids {
+				select {
+				case sessions <- id:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+		if stdin == nil {
+			return
+		}
+		sc := bufio.NewScanner(stdin)
+		for sc.Scan() {
+			id := strings.TrimSpace(sc.Text())
+			if id == "" {
+				continue
+			}
+			if err := jsonl.CheckSessionID(id); err != nil {
+				fmt.Fprintf(stderr, "tailproof serve: %v\n", err)
+				continue
+			}
+			select {
+			case sessions <- id:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	if *natsURL != "" {
+		name := *worker
+		if name == "" {
+			host, _ := os.Hostname()
+			name = fmt.Sprintf("%s-%d", host, os.Getpid())
+		}
+		topo := natsjs.Topology{Partitions: *partitions, Replicas: *replicas, LeaseTTL: *leaseTTL}
+		if err := serveNATS(ctx, *natsURL, name, topo, store, opts, sessions, print, stderr); err != nil {
+			return fail(1, err)
+		}
+		return 0
+	}
+	if err := serveInProcess(ctx, store, opts, sessions, print, stderr); err != nil {
+		return fail(1, err)
+	}
+	return 0
+}
+
+func serveInProcess(ctx context.Context, store *jsonl.QwenStore, opts tailproof.Options, sessions <-chan string, print func(string, bus.Decision), stderr io.Writer) error {
+	svc, err := bus.NewService(bus.ServiceConfig{Decide: bus.Reconciler(store, opts)})
+	if err != nil {
+		return err
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	runErr := make(chan error, 1)
+	go func() { runErr <- svc.Run(rctx) }()
+	<-svc.Running()
+	defer svc.Close()
+
+	var mu sync.Mutex
+	pending := map[string]string{} // load uuid → session
+	closed := false
+	done := make(chan struct{})
+	settle := func(uuid string) {
+		mu.Lock()
+		defer mu.Unlock()
+		delete(pending, uuid)
+		if closed && len(pending) == 0 {
+			select {
+			case <-done:
+			default:
+				close(done)
+			}
+		}
+	}
+	decisions, err := svc.Subscriber().Subscribe(rctx, bus.TopicDecision)
+	if err != nil {
+		return err
+	}
+	poison, err := svc.Subscriber().Subscribe(rctx, bus.TopicPoison)
+	if err != nil {
+		return err
+	}
+	go func() {
+		for m := range decisions {
+			var d bus.Decision
+			if json.Unmarshal(m.Payload, &d) == nil {
+				print(m.Metadata.Get(bus.MetaSession), d)
+			}
+			m.Ack()
+			settle(m.Metadata.Get(bus.MetaCause))
+		}
+	}()
+	go func() {
+		for m := range poison {
+			fmt.Fprintf(stderr, "tailproof serve: session %s not decided: %s\n", m.Metadata.Get(bus.MetaSession), m.Metadata.Get("reason_poisoned"))
+			m.Ack()
+			settle(m.UUID)
+		}
+	}()
+	// The in-process transport blocks a publish until the load is handled,
+	// so loads go out from their own goroutine and in order.
+	for id := range sessions {
+		m := bus.NewLoadMessage(id)
+		mu.Lock()
+		pending[m.UUID] = id
+		mu.Unlock()
+		if err := svc.Publisher().Publish(bus.TopicLoad, m); err != nil {
+			return err
+		}
+	}
+	mu.Lock()
+	closed = true
+	if len(pending) == 0 {
+		close(done)
+	}
+	mu.Unlock()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case err := <-runErr:
+		return err
+	}
+}
+
+func serveNATS(ctx context.Context, url, name string, topo natsjs.Topology, store *jsonl.QwenStore, opts tailproof.Options, sessions <-chan string, print func(string, bus.Decision), stderr io.Writer) error {
+	nc, err := nats.Connect(url, nats.MaxReconnects(-1))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{Name: name, Conn: nc, Topology: topo, Store: store, Options: opts})
+	if err != nil {
+		return err
+	}
+	runErr := make(chan error, 1)
+	go func() { runErr <- w.Run(ctx) }()
+	<-w.Running()
+	defer w.Close()
+	// Decisions made by any worker are printed as they are stored.
+	sub, err := nc.Subscribe(topo.DecisionTopic(), func(m *nats.Msg) {
+		var d bus.Decision
+		if json.Unmarshal(m.Data, &d) == nil {
+			print(m.Header.Get(bus.MetaSession), d)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer sub.Unsubscribe()
+	pub, err := natsjs.NewPublisher(nc)
+	if err != nil {
+		return err
+	}
+	var publisher message.Publisher = pub
+	for id := range sessions {
+		if err := topo.PublishLoad(publisher, id); err != nil {
+			fmt.Fprintf(stderr, "tailproof serve: publish load for %s: %v\n", id, err)
+		}
+	}
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-runErr:
+		if errors.Is(err, context.Canceled) {
+			return nil
+		}
+		return err
+	}
+}

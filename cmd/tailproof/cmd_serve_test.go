@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tailproof/tailproof/adapters/bus/bustest"
+	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/vfs"
+)
+
+// `tailproof serve` with no transport flags: in-process bus, Qwen's layout on
+// local files; sessions from stdin and --scan; one JSON decision per line.
+func TestServeInProcess(t *testing.T) {
+	runtime, ws := t.TempDir(), "/work/project"
+	store := jsonl.NewQwenStore(vfs.OS, jsonl.NewQwenLayout(runtime, ws))
+	a, b := bustest.SessionID(1), bustest.SessionID(2)
+	for _, id := range []string{a, b} {
+		if err := bustest.Seed(context.Background(), store, id, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	stdin := strings.NewReader(a + "\n\n../bad\n" + a + "\n")
+	code := runServe(context.Background(), []string{"--qwen-runtime", runtime, "--cwd", ws, "--now", "1767225660000"}, stdin, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+	}
+	var first, second servedDecision
+	json.Unmarshal([]byte(lines[0]), &first)
+	json.Unmarshal([]byte(lines[1]), &second)
+	if first.Session != a || first.Verdict != "completed" || first.Target == nil || *first.Target != bustest.Prompt(a) {
+		t.Errorf("first: %s", lines[0])
+	}
+	if second.Session != a || second.Verdict != "none" {
+		t.Errorf("second: %s", lines[1])
+	}
+	if !strings.Contains(errb.String(), "invalid session id") {
+		t.Errorf("hostile id not reported: %q", errb.String())
+	}
+
+	out.Reset()
+	code = runServe(context.Background(), []string{"--qwen-runtime", runtime, "--cwd", ws, "--scan", "--now", "1767225660000"}, strings.NewReader(""), &out, &errb)
+	if code != 0 || strings.Count(out.String(), "\n") != 2 || !strings.Contains(out.String(), `"session":"`+b+`","target":"`+bustest.Prompt(b)+`","verdict":"completed"`) {
+		t.Fatalf("scan: exit %d\n%s", code, out.String())
+	}
+}
