@@ -235,6 +235,17 @@ func notificationText(r *qwen.Record) string {
 	if r.Notification != nil && r.Notification.TaskID != "" {
 		return r.Notification.TaskID + " " + r.Notification.TaskStatus
 	}
+	if r.Message != nil {
+		var text []string
+		for _, p := range r.Message.Parts {
+			if p.Kind == qwen.PartText && !p.Thought && strings.TrimSpace(p.Text) != "" {
+				text = append(text, p.Text)
+			}
+		}
+		if len(text) > 0 {
+			return strings.Join(text, " ")
+		}
+	}
 	return orSubtype(r)
 }
 
