@@ -13,6 +13,8 @@ import (
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/events/ledger"
+	"github.com/tailproof/tailproof/machines"
+	"github.com/tailproof/tailproof/projections/ownership"
 )
 
 // Source is the randomness the model draws from: a seeded *rand.Rand in
@@ -137,6 +139,8 @@ type step struct {
 type turn struct {
 	p     *prompt
 	steps []step
+	class ownership.Class // background turns: notification or cron
+	id    string
 }
 
 // recInfo locates one transcript record in the file as the model wrote it.
@@ -174,8 +178,13 @@ type Daemon struct {
 	acked   [][]byte // ledger lines whose append returned nil, in order
 	crashes int
 	armed   bool // a torn ledger append is armed
-	trace   []string
-	buf     []byte
+	// adm is the process's continuation admission, fed the live turns the
+	// model runs; a restart starts a fresh one (nothing is live).
+	adm          *machines.Admission
+	continues    int // continuations admitted (each settled at once)
+	wedgedWindow int // continuations admissible while a wedged agent still wrote
+	trace        []string
+	buf          []byte
 	// Violations found while running (restart reconciliations).
 	violations []string
 	wrong      []string // tailproof's wrong terminals
@@ -192,6 +201,7 @@ func newDaemon(ctx context.Context, src Source, prof *Profile, ver Version) *Dae
 		byID: map[string]*prompt{}, endsNL: true}
 	d.store = memory.NewQwenStore()
 	d.mem = d.store.Mem()
+	d.adm = machines.NewAdmission()
 	d.tpath, _ = d.store.Layout().TranscriptPath(d.sid, jsonl.Active)
 	d.lpath, _ = d.store.Layout().LedgerPath(d.sid, jsonl.Active)
 	return d
@@ -263,6 +273,44 @@ func (d *Daemon) appendLedger(r ledger.Record) error {
 
 func (d *Daemon) idle() bool { return d.running == nil && d.bg == nil }
 
+// observe reports a live turn event to the admission machine, as the
+// daemon's runtime does; a refusal means the model fed it an inconsistent
+// stream, which is a model failure.
+func (d *Daemon) observe(c ownership.Class, ph ownership.Phase, turn string) {
+	if err := d.adm.Observe(d.ctx, ownership.Event{Class: c, Phase: ph, Turn: turn}); err != nil {
+		d.violations = append(d.violations, "admission: "+err.Error())
+	}
+}
+
+// probeAdmission checks the continuation gate against the truth after every
+// action: it must refuse while a prompt or a background turn is live and
+// admit when nothing is. When it admits, a continuation is started and
+// settled at once through the real Continue path.
+func (d *Daemon) probeAdmission() {
+	live := d.running != nil || d.bg != nil
+	vetoes := d.adm.Check(machines.ContinueRequest{ID: "probe"})
+	switch {
+	case live && len(vetoes) == 0:
+		d.violations = append(d.violations, "admission: a continuation is admissible while a turn is live")
+		return
+	case live:
+		return
+	case len(vetoes) > 0:
+		d.violations = append(d.violations, fmt.Sprintf("admission: refused with nothing live: %v", vetoes))
+		return
+	}
+	if len(d.wedged) > 0 {
+		d.wedgedWindow++
+	}
+	id := "continue-" + strconv.Itoa(d.continues+1)
+	if err := d.adm.Continue(d.ctx, machines.ContinueRequest{ID: id}); err != nil {
+		d.violations = append(d.violations, "admission: continue refused with nothing live: "+err.Error())
+		return
+	}
+	d.continues++
+	d.observe(ownership.Foreground, ownership.Settle, id)
+}
+
 // ---- actions ----
 
 // Admit admits a prompt: tail marker (newer daemons), then the write-ahead
@@ -290,6 +338,7 @@ func (d *Daemon) Dispatch() error {
 	d.queue = d.queue[1:]
 	p.dispatched = true
 	d.running = &turn{p: p, steps: d.plan(p)}
+	d.observe(ownership.Foreground, ownership.Start, p.id)
 	d.tracef("dispatch %s", p.id)
 	return d.Step()
 }
@@ -390,13 +439,18 @@ func (d *Daemon) advance(t *turn) (bool, error) {
 		err = d.write(&rec{kind: k})
 		if err == nil && p != nil && p.truth != TruthDeadline {
 			p.finished, p.truth, p.final = true, TruthCompleted, len(d.recs)-1
+			d.observe(ownership.Foreground, ownership.Streamed, p.id)
 		}
 	case stError:
 		if p != nil && p.truth != TruthDeadline {
 			p.truth = TruthErrored
+			d.observe(ownership.Foreground, ownership.Streamed, p.id)
 		}
 	case stTurnResult:
 		err = d.write(&rec{kind: recTurnResult, prompt: p.id, state: s.state})
+		if err == nil && len(t.steps) == 1 && p.settled {
+			d.observe(ownership.Foreground, ownership.Settle, p.id)
+		}
 	case stTerminal:
 		code := ""
 		if s.state == "error" {
@@ -408,6 +462,9 @@ func (d *Daemon) advance(t *turn) (bool, error) {
 		}
 		if err = d.appendLedger(ledger.Terminal(p.id, ledger.TerminalState(s.state), code, stop, d.clock)); err == nil {
 			p.settled = true
+			if len(t.steps) == 1 {
+				d.observe(ownership.Foreground, ownership.Settle, p.id)
+			}
 		}
 	}
 	if err != nil {
@@ -449,6 +506,7 @@ func (d *Daemon) Deadline() error {
 		return err
 	}
 	t.p.truth, t.p.settled = TruthDeadline, true
+	d.observe(ownership.Foreground, ownership.Settle, t.p.id)
 	d.tracef("deadline %s", t.p.id)
 	// The agent's remaining model and tool writes continue; its settle
 	// bookkeeping is gone (the prompt is settled).
@@ -486,6 +544,7 @@ func (d *Daemon) Background() error {
 	if d.bg != nil {
 		done, err := d.advance(d.bg)
 		if done {
+			d.observe(d.bg.class, ownership.Settle, d.bg.id)
 			d.bg = nil
 		}
 		return err
@@ -493,16 +552,17 @@ func (d *Daemon) Background() error {
 	if d.running != nil {
 		return nil
 	}
-	first := step{kind: stNotification}
+	first, class := step{kind: stNotification}, ownership.Notification
 	if d.src.IntN(2) == 0 {
-		first = step{kind: stCron}
+		first, class = step{kind: stCron}, ownership.Cron
 	}
 	s := []step{first}
 	if d.src.IntN(3) > 0 {
 		s = append(s, step{kind: stCall, calls: []string{"bg-" + strconv.Itoa(d.seq)}}, step{kind: stResult, calls: []string{"bg-" + strconv.Itoa(d.seq)}})
 	}
 	s = append(s, step{kind: stText})
-	d.bg = &turn{steps: s}
+	d.bg = &turn{steps: s, class: class, id: "bg-" + strconv.Itoa(d.seq)}
+	d.observe(class, ownership.Start, d.bg.id)
 	d.tracef("background turn")
 	return d.Background()
 }
@@ -621,6 +681,7 @@ func (d *Daemon) crash(kind crashKind) error {
 		p.dead = true
 	}
 	d.queue, d.running, d.bg, d.wedged = nil, nil, nil, nil
+	d.adm = machines.NewAdmission()
 	// What survived of the transcript, as the restarted daemon sees it.
 	data, err := d.mem.ReadFile(d.tpath)
 	if err != nil {

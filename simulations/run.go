@@ -52,6 +52,8 @@ type Report struct {
 	Violations          []Violation   `json:"violations"`
 	ReferenceWrong      []Violation   `json:"referenceWrongExamples"`
 	RestartDecided      int           `json:"restartDecided"`
+	Continues           int           `json:"continuationsAdmitted"`
+	WedgedWindow        int           `json:"continuationsBesideWedgedAgent"`
 	DSHLogs             int           `json:"dshLogs"`
 	DSHRepaired         int           `json:"dshRepaired"`
 }
@@ -126,6 +128,8 @@ func (rep *Report) add(r Result, byClass []ClassReport, keep int) {
 	rep.Wrong += len(r.WrongTerminals) // the final crash's and the restarts'
 	rep.ReferenceWrongCount += r.Reference.Wrong
 	rep.RestartDecided += r.RestartDecided
+	rep.Continues += r.Continues
+	rep.WedgedWindow += r.WedgedWindow
 	rep.DSHLogs++
 	if r.DSH.Repaired {
 		rep.DSHRepaired++

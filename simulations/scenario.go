@@ -117,7 +117,13 @@ type Result struct {
 	// RestartDecided / RestartWrong count tailproof's reconciliations at
 	// restarts before the final crash (wrong ones are also violations).
 	RestartDecided int
-	DSH            DSHResult
+	// Continues counts continuations the admission machine admitted (each
+	// checked against the truth: nothing live); WedgedWindow those admitted
+	// while a deadline-released agent was still writing — the runtime had
+	// released ownership, so admission could not know (a hazard, not a
+	// violation).
+	Continues, WedgedWindow int
+	DSH                     DSHResult
 	// What the final crash left, so tests can show the model reaches the
 	// cases it claims: a torn last line in either file.
 	TornLedger, TornTranscript bool
@@ -306,6 +312,7 @@ func (d *Daemon) act(a action) {
 	d.tracef("> %s", a)
 	err := d.Do(a)
 	if err == nil {
+		d.probeAdmission()
 		return
 	}
 	if !isCrash(err) {
@@ -314,7 +321,9 @@ func (d *Daemon) act(a action) {
 	}
 	if err := d.Restart(d.crashKind()); err != nil {
 		d.violations = append(d.violations, err.Error())
+		return
 	}
+	d.probeAdmission()
 }
 
 func (d *Daemon) crashKind() crashKind {
@@ -394,6 +403,7 @@ func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string
 func (d *Daemon) finish(res *Result) {
 	res.Violations = append(res.Violations, d.violations...)
 	res.RestartDecided = d.restartRec.decided
+	res.Continues, res.WedgedWindow = d.continues, d.wedgedWindow
 	defer func() { res.WrongTerminals = append(res.WrongTerminals, d.wrong...) }()
 	if len(res.Violations) > 0 {
 		return

@@ -134,7 +134,9 @@ func printSimulation(w io.Writer, out simulateOutput, reference bool) {
 	fmt.Fprintf(w, "seed %d: %d scenarios in %.1fs — %.0f scenarios/s, %.0f per core (%d workers), %.0f per CPU-second\n",
 		rep.Seed, rep.Scenarios, out.Seconds, out.PerSecond, out.PerSecondPerCore, out.Workers, out.PerCPUSecond)
 	fmt.Fprintf(w, "wrong terminals: tailproof %d, reference %d\n", rep.Wrong, rep.ReferenceWrongCount)
-	fmt.Fprintf(w, "dsh logs: %d crashed and loaded balanced (%d needed repair)\n\n", rep.DSHLogs, rep.DSHRepaired)
+	fmt.Fprintf(w, "dsh logs: %d crashed and loaded balanced (%d needed repair)\n", rep.DSHLogs, rep.DSHRepaired)
+	fmt.Fprintf(w, "continuations: %d admitted, each checked against the truth (nothing live); %d beside a deadline-released agent still writing\n\n",
+		rep.Continues, rep.WedgedWindow)
 	fmt.Fprintf(w, "%-24s %6s %8s | %-26s | %-26s\n", "class", "scen", "dangling", "tailproof corr/unkn/wrong", "reference corr/unkn/wrong")
 	row := func(name string, n int, tp, rf simulations.Tally) {
 		mark := ""
