@@ -52,7 +52,9 @@
 // recovery settles each prompt at most once and its final call appends
 // nothing (the second recovery); no terminal for a prompt that was not
 // dangling; every ledger line whose append returned is still in the ledger
-// after every crash; the store never fails. The same turn shapes drive one
+// after every crash; the store never fails; the continuation admission
+// machine (fed the model's live turns) refuses while a prompt or background
+// turn is live and admits when nothing is. The same turn shapes drive one
 // dsh session log per scenario through adapters.SessionLog, crashed inside a
 // random append at a random byte: every acknowledged event survives and the
 // loaded log is balanced; a second load repairs nothing.
