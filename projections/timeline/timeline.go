@@ -87,6 +87,10 @@ func (it Item) Describe() string {
 type Timeline struct {
 	n     int
 	items []Item
+	// dshCalls are the tool calls a dsh assistant/message already put on
+	// the timeline: dsh logs each call twice (the message's tool-call block,
+	// then a tool/call event), and a reader wants it once.
+	dshCalls map[string]bool
 }
 
 // New returns an empty timeline.
@@ -278,6 +282,10 @@ func (t *Timeline) addDSH(base Item, b *dsh.EventBody) {
 		for _, blk := range p.Content {
 			switch blk.Type {
 			case "tool-call":
+				if t.dshCalls == nil {
+					t.dshCalls = map[string]bool{}
+				}
+				t.dshCalls[blk.ID] = true
 				t.push(base, KindToolCall, turn(p.Turn), blk.ID, blk.Name)
 			case "text":
 				if strings.TrimSpace(blk.Text) != "" {
@@ -289,7 +297,9 @@ func (t *Timeline) addDSH(base Item, b *dsh.EventBody) {
 			t.push(base, KindTurn, turn(p.Turn), "", strings.Join(text, " "))
 		}
 	case *dsh.ToolCall:
-		t.push(base, KindToolCall, turn(p.Turn), p.CallID, p.Name)
+		if !t.dshCalls[p.CallID] {
+			t.push(base, KindToolCall, turn(p.Turn), p.CallID, p.Name)
+		}
 	case *dsh.ToolResult:
 		text := "ok"
 		if p.IsError {
