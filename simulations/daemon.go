@@ -61,7 +61,7 @@ var Versions = []Version{
 type Profile struct {
 	Name string
 	// Weights of the actions, indexed by action.
-	W [numActions]int
+	W [NumActions]int
 	// Clock: percent of ticks that do not advance, and that step back.
 	EqualPct, BackPct int
 	// Crash kind percents: power loss (unsynced bytes lost or torn) and a
@@ -77,28 +77,31 @@ type Profile struct {
 	ErrPct, SlashPct, NoIDPct int
 }
 
-type action uint8
+// Action is one thing the daemon can do next (Daemon.Do); profiles weight
+// them and rapid draws them.
+type Action uint8
 
+// The actions, in the order profiles index their weights.
 const (
-	actAdmit action = iota
-	actDispatch
-	actStep
-	actCancel
-	actDeadline
-	actWedged
-	actBackground
-	actCompress
-	actTitle
-	actWriteback
-	actArchive
-	actRestart
-	numActions
+	ActAdmit Action = iota
+	ActDispatch
+	ActStep
+	ActCancel
+	ActDeadline
+	ActWedged
+	ActBackground
+	ActCompress
+	ActTitle
+	ActWriteback
+	ActArchive
+	ActRestart
+	NumActions
 )
 
-var actionNames = [numActions]string{"admit", "dispatch", "step", "cancel", "deadline", "wedged-step",
+var actionNames = [NumActions]string{"admit", "dispatch", "step", "cancel", "deadline", "wedged-step",
 	"background", "compress", "title", "writeback", "archive-cycle", "crash-restart"}
 
-func (a action) String() string { return actionNames[a] }
+func (a Action) String() string { return actionNames[a] }
 
 // prompt is one admitted prompt and what the model knows about it.
 type prompt struct {
@@ -196,7 +199,9 @@ type restartStats struct{ decided, wrong int }
 // SessionID is the session every model daemon serves.
 const SessionID = "00000000-0000-4000-8000-00000000517a"
 
-func newDaemon(ctx context.Context, src Source, prof *Profile, ver Version) *Daemon {
+// NewDaemon returns a daemon of version ver over a fresh in-memory store,
+// drawing every choice from src and weighting actions by prof.
+func NewDaemon(ctx context.Context, src Source, prof *Profile, ver Version) *Daemon {
 	d := &Daemon{ctx: ctx, src: src, prof: prof, ver: ver, sid: SessionID, clock: recordBaseMs,
 		byID: map[string]*prompt{}, endsNL: true}
 	d.store = memory.NewQwenStore()
@@ -623,12 +628,12 @@ func (d *Daemon) ArchiveCycle() error {
 
 // ---- crash ----
 
-// crashKind is how the process died.
-type crashKind uint8
+// CrashKind is how the process died.
+type CrashKind uint8
 
 const (
-	crashKill  crashKind = iota // SIGKILL: the page cache survives
-	crashPower                  // power loss: unsynced bytes are lost or torn
+	CrashKill  CrashKind = iota // SIGKILL: the page cache survives
+	CrashPower                  // power loss: unsynced bytes are lost or torn
 )
 
 // armTornLedger arms a crash inside the next ledger append's write, letting
@@ -642,14 +647,14 @@ func (d *Daemon) armTornLedger() {
 
 // crash kills the process (the filesystem reboots) and records every
 // prompt's truth at this point.
-func (d *Daemon) crash(kind crashKind) error {
-	d.tracef("crash (%s)", map[crashKind]string{crashKill: "kill", crashPower: "power loss"}[kind])
+func (d *Daemon) crash(kind CrashKind) error {
+	d.tracef("crash (%s)", map[CrashKind]string{CrashKill: "kill", CrashPower: "power loss"}[kind])
 	if d.tf != nil {
 		d.tf.Close()
 		d.tf = nil
 	}
 	var keep func(string, []byte) int
-	if kind == crashKill {
+	if kind == CrashKill {
 		// The kernel outlives the process: the transcript and its directory
 		// entry are as written, and so is any partial ledger write.
 		d.mem.ClearFaults()

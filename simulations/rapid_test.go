@@ -34,10 +34,10 @@ func rapidProfile() *Profile {
 func machine(t *rapid.T, strict bool) {
 	src := &rapidSource{t: t}
 	ver := Versions[rapid.IntRange(0, len(Versions)-1).Draw(t, "version")]
-	d := newDaemon(context.Background(), src, rapidProfile(), ver)
+	d := NewDaemon(context.Background(), src, rapidProfile(), ver)
 	d.trace = []string{}
 	acts := map[string]func(*rapid.T){}
-	for a := action(0); a < numActions; a++ {
+	for a := Action(0); a < NumActions; a++ {
 		acts[a.String()] = func(rt *rapid.T) {
 			src.t = rt
 			d.act(a)

@@ -137,10 +137,10 @@ type Result struct {
 func Profiles() []Profile {
 	base := func(name string) Profile {
 		p := Profile{Name: name, MaxRestarts: 0, NoIDPct: 15, ErrPct: 8}
-		p.W[actAdmit] = 1
-		p.W[actDispatch] = 2
-		p.W[actStep] = 12
-		p.W[actWriteback] = 2
+		p.W[ActAdmit] = 1
+		p.W[ActDispatch] = 2
+		p.W[ActStep] = 12
+		p.W[ActWriteback] = 2
 		return p
 	}
 	var ps []Profile
@@ -148,19 +148,19 @@ func Profiles() []Profile {
 	ps = append(ps, plain)
 
 	q := base("queue")
-	q.W[actAdmit], q.W[actCancel] = 3, 2
+	q.W[ActAdmit], q.W[ActCancel] = 3, 2
 	ps = append(ps, q)
 
 	dl := base("deadline")
-	dl.W[actDeadline], dl.W[actWedged], dl.W[actAdmit] = 2, 6, 2
+	dl.W[ActDeadline], dl.W[ActWedged], dl.W[ActAdmit] = 2, 6, 2
 	ps = append(ps, dl)
 
 	bg := base("background")
-	bg.W[actBackground], bg.W[actTitle] = 6, 1
+	bg.W[ActBackground], bg.W[ActTitle] = 6, 1
 	ps = append(ps, bg)
 
 	cp := base("compression")
-	cp.W[actCompress] = 2
+	cp.W[ActCompress] = 2
 	ps = append(ps, cp)
 
 	sl := base("slash")
@@ -172,21 +172,21 @@ func Profiles() []Profile {
 	ps = append(ps, ck)
 
 	rs := base("restore")
-	rs.W[actRestart], rs.MaxRestarts, rs.ReconcileOnRestartPct = 2, 3, 40
+	rs.W[ActRestart], rs.MaxRestarts, rs.ReconcileOnRestartPct = 2, 3, 40
 	ps = append(ps, rs)
 
 	ar := base("archive")
-	ar.W[actArchive] = 2
+	ar.W[ActArchive] = 2
 	ps = append(ps, ar)
 
 	pw := base("power")
 	pw.PowerPct, pw.TornLedgerPct = 70, 30
-	pw.W[actWriteback] = 4
+	pw.W[ActWriteback] = 4
 	ps = append(ps, pw)
 
 	mx := base("mixed")
-	mx.W[actCancel], mx.W[actDeadline], mx.W[actWedged], mx.W[actBackground] = 2, 1, 3, 3
-	mx.W[actCompress], mx.W[actTitle], mx.W[actArchive], mx.W[actRestart] = 1, 1, 1, 1
+	mx.W[ActCancel], mx.W[ActDeadline], mx.W[ActWedged], mx.W[ActBackground] = 2, 1, 3, 3
+	mx.W[ActCompress], mx.W[ActTitle], mx.W[ActArchive], mx.W[ActRestart] = 1, 1, 1, 1
 	mx.EqualPct, mx.BackPct, mx.PowerPct, mx.TornLedgerPct = 15, 5, 30, 20
 	mx.MaxRestarts, mx.ReconcileOnRestartPct, mx.SlashPct = 3, 40, 15
 	ps = append(ps, mx)
@@ -226,7 +226,7 @@ func RunScenario(ctx context.Context, seed uint64, index int, trace bool) Result
 func runWith(ctx context.Context, seed uint64, index int, prof *Profile, ver Version, trace bool) Result {
 	src := scenarioRand(seed, index)
 	res := Result{Seed: seed, Index: index, Class: prof.Name + "/" + ver.Name}
-	d := newDaemon(ctx, src, prof, ver)
+	d := NewDaemon(ctx, src, prof, ver)
 	if trace {
 		d.trace = []string{}
 	}
@@ -240,7 +240,7 @@ func runWith(ctx context.Context, seed uint64, index int, prof *Profile, ver Ver
 }
 
 // chooser draws actions by weight.
-func (d *Daemon) choose() action {
+func (d *Daemon) choose() Action {
 	total := 0
 	for _, w := range d.prof.W {
 		total += w
@@ -248,50 +248,50 @@ func (d *Daemon) choose() action {
 	r := d.src.IntN(total)
 	for a, w := range d.prof.W {
 		if r < w {
-			return action(a)
+			return Action(a)
 		}
 		r -= w
 	}
-	return actStep
+	return ActStep
 }
 
 // Do performs one action. A crash the model armed comes back as an error
 // satisfying isCrash; any other error is a failure.
-func (d *Daemon) Do(a action) error {
+func (d *Daemon) Do(a Action) error {
 	switch a {
-	case actAdmit:
+	case ActAdmit:
 		return d.Admit()
-	case actDispatch:
+	case ActDispatch:
 		return d.Dispatch()
-	case actStep:
+	case ActStep:
 		if d.running == nil {
 			return d.Dispatch()
 		}
 		return d.Step()
-	case actCancel:
+	case ActCancel:
 		return d.Cancel()
-	case actDeadline:
+	case ActDeadline:
 		return d.Deadline()
-	case actWedged:
+	case ActWedged:
 		return d.Wedged()
-	case actBackground:
+	case ActBackground:
 		return d.Background()
-	case actCompress:
+	case ActCompress:
 		return d.Compress()
-	case actTitle:
+	case ActTitle:
 		return d.Title()
-	case actWriteback:
+	case ActWriteback:
 		return d.Writeback()
-	case actArchive:
+	case ActArchive:
 		if d.armed {
 			return nil
 		}
 		return d.ArchiveCycle()
-	case actRestart:
+	case ActRestart:
 		if d.crashes >= d.prof.MaxRestarts {
 			return nil
 		}
-		return d.Restart(crashKill)
+		return d.Restart(CrashKill)
 	}
 	return nil
 }
@@ -305,7 +305,7 @@ func (d *Daemon) drive(n int) {
 
 // act performs a, restarting the process when a crashes it; failures are
 // recorded as violations.
-func (d *Daemon) act(a action) {
+func (d *Daemon) act(a Action) {
 	if len(d.violations) > 0 {
 		return
 	}
@@ -319,23 +319,23 @@ func (d *Daemon) act(a action) {
 		d.violations = append(d.violations, fmt.Sprintf("action %s: %v", a, err))
 		return
 	}
-	if err := d.Restart(d.crashKind()); err != nil {
+	if err := d.Restart(d.drawCrash()); err != nil {
 		d.violations = append(d.violations, err.Error())
 		return
 	}
 	d.probeAdmission()
 }
 
-func (d *Daemon) crashKind() crashKind {
+func (d *Daemon) drawCrash() CrashKind {
 	if d.pct(d.prof.PowerPct) {
-		return crashPower
+		return CrashPower
 	}
-	return crashKill
+	return CrashKill
 }
 
 // Restart crashes the process and restarts it, reconciling with tailproof's
 // rules or skipping reconciliation (a restore that bypassed it).
-func (d *Daemon) Restart(kind crashKind) error {
+func (d *Daemon) Restart(kind CrashKind) error {
 	d.armed = false
 	if err := d.crash(kind); err != nil {
 		return err
@@ -398,6 +398,14 @@ func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string
 	return out, "", fmt.Errorf("reconcile (reference=%v) did not settle", reference)
 }
 
+// Finish crashes the process a final time and scores every dangling prompt
+// under both rule sets (see finish). Call it once, after the actions.
+func (d *Daemon) Finish() Result {
+	var res Result
+	d.finish(&res)
+	return res
+}
+
 // finish crashes the process a final time — possibly inside a ledger
 // append — and scores every dangling prompt under both rule sets.
 func (d *Daemon) finish(res *Result) {
@@ -408,7 +416,7 @@ func (d *Daemon) finish(res *Result) {
 	if len(res.Violations) > 0 {
 		return
 	}
-	kind := d.crashKind()
+	kind := d.drawCrash()
 	if d.pct(d.prof.TornLedgerPct) {
 		d.armTornLedger()
 		d.armed = true

@@ -147,7 +147,7 @@ func TestKnownHoles(t *testing.T) {
 func clockHoleProfile() *Profile {
 	p := profiles[0]
 	p.Name = "clock-hole"
-	p.W[actAdmit] = 3
+	p.W[ActAdmit] = 3
 	p.BackPct = 30
 	return &p
 }
