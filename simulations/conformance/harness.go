@@ -357,13 +357,17 @@ func orText(s, def string) string {
 
 // Save writes the outcome's scenario under dir/<id>/ as files: ledger.jsonl,
 // transcript.jsonl (absent when the scenario has none), scenario.json (the
-// session id and cwd) and outcome.txt (what each side did).
+// session id, cwd and known-bug id) and outcome.txt (what each side did).
 func (o *Outcome) Save(dir string) (string, error) {
 	d := filepath.Join(dir, o.Scenario.ID)
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		return "", fmt.Errorf("conformance: %w", err)
 	}
-	meta, _ := json.MarshalIndent(map[string]string{"id": o.Scenario.ID, "sessionId": o.Scenario.SessionID, "cwd": o.Scenario.Cwd}, "", "  ")
+	m := map[string]string{"id": o.Scenario.ID, "sessionId": o.Scenario.SessionID, "cwd": o.Scenario.Cwd}
+	if o.Known != "" {
+		m["known"] = o.Known
+	}
+	meta, _ := json.MarshalIndent(m, "", "  ")
 	files := map[string]string{
 		"ledger.jsonl":  o.Scenario.Ledger,
 		"scenario.json": string(meta) + "\n",
