@@ -116,3 +116,22 @@ func Describe(vs []Veto) string {
 	}
 	return b.String()
 }
+
+// Members lists the guards a composite checks in order: the children of an
+// All, flattened through nested Alls, or g itself for any other guard (an Any
+// or a Not is one decision). Tools that explain a decision guard by guard
+// (replay) read the composition from here instead of keeping a copy.
+func Members[E any](g Guard[E]) []Guard[E] {
+	if g == nil {
+		return nil
+	}
+	a, ok := g.(all[E])
+	if !ok {
+		return []Guard[E]{g}
+	}
+	var out []Guard[E]
+	for _, c := range a {
+		out = append(out, Members(c)...)
+	}
+	return out
+}

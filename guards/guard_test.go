@@ -81,3 +81,21 @@ func TestReconcileGuardsAllowNeutralEvidence(t *testing.T) {
 		}
 	}
 }
+
+func TestMembersFlattensAll(t *testing.T) {
+	names := func(gs []Guard[ev]) (out []string) {
+		for _, g := range gs {
+			out = append(out, g.Name())
+		}
+		return out
+	}
+	if d := cmp.Diff([]string{"a", "b", "any", "not(a)"}, names(Members(All(ga, All(gb, Any(ga, gb)), Not(ga))))); d != "" {
+		t.Fatal(d)
+	}
+	if d := cmp.Diff([]string{"a"}, names(Members(ga))); d != "" {
+		t.Fatal(d)
+	}
+	if Members[ev](nil) != nil {
+		t.Fatal("nil guard has members")
+	}
+}

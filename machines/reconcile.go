@@ -79,23 +79,26 @@ func DefaultReconcileGuards(extra ...guards.Guard[*guards.Evidence]) ReconcileGu
 	}
 }
 
+// For returns the guard of a reconcile event (nil when it has none).
+func (g ReconcileGuards) For(event string) guards.Guard[*guards.Evidence] {
+	switch event {
+	case EvSelect:
+		return g.Select
+	case EvAttribute:
+		return g.Attribute
+	case EvCheck:
+		return g.Check
+	case EvClassify:
+		return g.Classify
+	case EvCommit:
+		return g.Commit
+	}
+	return nil
+}
+
 // NewReconcile builds a reconcile machine with g.
 func NewReconcile(g ReconcileGuards) *Machine[*guards.Evidence] {
-	return New(ReconcileTable, func(event string) guards.Guard[*guards.Evidence] {
-		switch event {
-		case EvSelect:
-			return g.Select
-		case EvAttribute:
-			return g.Attribute
-		case EvCheck:
-			return g.Check
-		case EvClassify:
-			return g.Classify
-		case EvCommit:
-			return g.Commit
-		}
-		return nil
-	})
+	return New(ReconcileTable, g.For)
 }
 
 // ReferenceReconcileGuards returns exactly the rules of Qwen Code 0.24.4's

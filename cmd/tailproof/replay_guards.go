@@ -16,29 +16,19 @@ type guardDecision struct {
 }
 
 // replayGuards lists, per reconcile event, the individual guards the
-// machine composes with guards.All (machines.DefaultReconcileGuards and the
-// reference set in reconcile.go). The composite does not expose its members,
-// so replay keeps this list and checks it against the machine on every run:
-// when the vetoes it derives differ from the ones the machine recorded,
-// replay says so and shows only the machine's.
+// machine composes (guards.Members of the same guard sets the reconciler
+// uses). Replay still checks the vetoes it derives against the ones the
+// machine recorded on every run, and shows only the machine's if they differ.
 func replayGuards(reference bool) map[string][]guards.Guard[*guards.Evidence] {
-	check := []guards.Guard[*guards.Evidence]{
-		guards.TranscriptIntegrity, guards.SeveralDangling, guards.Ownership, guards.DispatchMarker,
-		guards.Deadline, guards.CompressionCheckpoint, guards.SystemProvenance, guards.BackgroundTurn,
-		guards.Temporal, guards.PredecessorFence,
-	}
+	set := machines.DefaultReconcileGuards()
 	if reference {
-		check = []guards.Guard[*guards.Evidence]{
-			guards.TranscriptIntegrity, guards.DispatchMarker, guards.Deadline,
-			guards.CompressionCheckpoint, guards.Temporal, guards.PredecessorFence,
-		}
+		set = machines.ReferenceReconcileGuards()
 	}
-	return map[string][]guards.Guard[*guards.Evidence]{
-		machines.EvAttribute: {guards.Attribution},
-		machines.EvCheck:     check,
-		machines.EvClassify:  {guards.CompletionEvidence, guards.ShapeGuess},
-		machines.EvCommit:    {guards.Race},
+	out := map[string][]guards.Guard[*guards.Evidence]{}
+	for _, ev := range []string{machines.EvSelect, machines.EvAttribute, machines.EvCheck, machines.EvClassify, machines.EvCommit} {
+		out[ev] = guards.Members(set.For(ev))
 	}
+	return out
 }
 
 // explainGuards evaluates each guard of each step the machine attempted
