@@ -279,7 +279,10 @@ func classify(o *Outcome) (string, string) {
 	// (d) both modes got past the evidence check with the same evidence
 	// verdicts; the classifiable tail differed because default mode trims
 	// notifications by provenance and the reference by content shape.
-	if passedCheck(ref) && passedCheck(def) {
+	// Without a notification envelope anywhere the trims cannot differ, so
+	// a classification gap there is not this category.
+	if passedCheck(ref) && passedCheck(def) && o.Scenario.Transcript != nil &&
+		strings.Contains(*o.Scenario.Transcript, "task-notification") {
 		rv, dv := ref.Evidence.Verdict, def.Evidence.Verdict
 		if rv.Kind != dv.Kind || rv.IdlessUpgrade != dv.IdlessUpgrade || rv.Interrupted != dv.Interrupted {
 			return CatNotificationTrim, fmt.Sprintf("tail classified %s%s by provenance, %s%s by shape",

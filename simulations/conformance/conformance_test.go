@@ -250,12 +250,22 @@ func TestClassify(t *testing.T) {
 				Evidence: ev(func(e *guards.Evidence) { e.Verdict.Kind = "none" })}
 		}(), CatNotificationTrim},
 		{"an unexplained veto", appended, veto("temporal", nil), ""},
+		{"tail classified apart without any notification", appended, func() tailproof.Decision {
+			return tailproof.Decision{Verdict: tailproof.VerdictCompleted, Appended: &ledger.Record{}, Line: []byte(`{"at":2}`),
+				Evidence: ev(func(e *guards.Evidence) { e.Verdict.Kind = "none" })}
+		}(), "no-notification"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.ref.Evidence.Verdict.Kind == "" && c.ref.Appended != nil {
 				c.ref.Evidence.Verdict.Kind, c.ref.Evidence.Verdict.Interrupted = "interrupted_prompt", true
 			}
-			got, why := classify(&Outcome{Ref: c.ref, Def: c.def})
+			tr := `{"text":"<task-notification>"}`
+			got, why := classify(&Outcome{Ref: c.ref, Def: c.def, Scenario: Scenario{Transcript: &tr}})
+			if c.want == "no-notification" {
+				plain := `{"text":"hi"}`
+				got, why = classify(&Outcome{Ref: c.ref, Def: c.def, Scenario: Scenario{Transcript: &plain}})
+				c.want = ""
+			}
 			if got != c.want {
 				t.Errorf("classify = %q (%s), want %q", got, why, c.want)
 			}
