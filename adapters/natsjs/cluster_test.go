@@ -157,10 +157,19 @@ func TestClusterNodeKilledMidRun(t *testing.T) {
 	}
 	defer func() {
 		start := time.Now()
-		for _, w := range workers {
-			w.Close()
+		cancel()
+		for i, w := range workers {
+			if err := w.Close(); err != nil {
+				t.Logf("worker %d close: %v", i, err)
+			}
 		}
-		wg.Wait()
+		stopped := make(chan struct{})
+		go func() { wg.Wait(); close(stopped) }()
+		select {
+		case <-stopped:
+		case <-time.After(15 * time.Second):
+			t.Error("workers did not stop within 15s of Close")
+		}
 		t.Logf("workers closed in %v", time.Since(start).Round(time.Millisecond))
 	}()
 

@@ -184,8 +184,10 @@ func (w *Worker) Running() chan struct{} { return w.svc.Running() }
 
 // Close stops the worker, waiting for the decision in progress.
 func (w *Worker) Close() error {
-	err := w.svc.Close()
-	return errors.Join(err, w.sub.Close())
+	// Closing the subscriber first ends every handler's message channel, so
+	// the router has nothing left to wait for but the decision in progress.
+	err := w.sub.Close()
+	return errors.Join(err, w.svc.Close())
 }
 
 // Decide decides session under a freshly acquired lease (what the worker
