@@ -138,6 +138,15 @@ type leasedStore struct {
 	lease *Lease
 }
 
+// Workspace forwards the wrapped store's workspace, so wrapping never turns
+// off Reconcile's workspace-membership check.
+func (s leasedStore) Workspace() string {
+	if ws, ok := s.Store.(adapters.WorkspaceStore); ok {
+		return ws.Workspace()
+	}
+	return ""
+}
+
 func (s leasedStore) AppendLedger(ctx context.Context, sessionID string, line []byte) error {
 	if sessionID != s.lease.session {
 		return fmt.Errorf("natsjs: append to %s under the lease of %s: %w", sessionID, s.lease.session, ErrLeaseLost)

@@ -167,3 +167,26 @@ func TestLostLeaseVetoesAndAppendsNothing(t *testing.T) {
 		t.Fatalf("held: %+v %v", d, err)
 	}
 }
+
+// The lease wrapper must not hide the store's workspace: a transcript from
+// another workspace is still refused under a lease.
+func TestLeasedStoreKeepsWorkspaceCheck(t *testing.T) {
+	nc := connect(t, server(t))
+	ctx := context.Background()
+	store := memory.NewQwenStore()
+	id := bustest.SessionID(4)
+	if err := store.SeedLedger(ctx, id, bustest.InFlightLedger(bustest.Prompt(id))); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SeedTranscript(ctx, id, bustest.CompletedTranscriptIn("/elsewhere", 1)); err != nil {
+		t.Fatal(err)
+	}
+	lease, err := leases(t, nc, "a", 10*time.Second).Acquire(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := natsjs.DecideUnder(ctx, lease, store, id, tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }})
+	if err != nil || d.Verdict != tailproof.VerdictUnknown || d.Appended != nil {
+		t.Fatalf("foreign transcript under a lease: %+v %v", d, err)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tailproof/tailproof/adapters"
+
 	"github.com/tailproof/tailproof/events/ledger"
 )
 
@@ -24,15 +26,19 @@ func InFlightLedger(prompt string) []byte {
 
 // CompletedTranscript is a transcript of turns user/assistant exchanges whose
 // last turn ended with a model answer: a crash after it decides completed.
-func CompletedTranscript(turns int) []byte {
+// Its records say they were written in workspace "/w".
+func CompletedTranscript(turns int) []byte { return CompletedTranscriptIn("/w", turns) }
+
+// CompletedTranscriptIn is CompletedTranscript written in workspace cwd.
+func CompletedTranscriptIn(cwd string, turns int) []byte {
 	var b strings.Builder
 	parent := "null"
 	for i := range turns {
 		u, a := fmt.Sprintf("u%d", i), fmt.Sprintf("a%d", i)
-		fmt.Fprintf(&b, `{"uuid":%q,"parentUuid":%s,"sessionId":"S","timestamp":"%s","type":"user","provenance":"real_user","cwd":"/w","version":"1","message":{"role":"user","parts":[{"text":"question %d"}]}}`+"\n",
-			u, parent, stamp(2*i+1), i)
-		fmt.Fprintf(&b, `{"uuid":%q,"parentUuid":%q,"sessionId":"S","timestamp":"%s","type":"assistant","provenance":"assistant_output","cwd":"/w","version":"1","message":{"role":"model","parts":[{"text":"answer %d"}]}}`+"\n",
-			a, u, stamp(2*i+2), i)
+		fmt.Fprintf(&b, `{"uuid":%q,"parentUuid":%s,"sessionId":"S","timestamp":"%s","type":"user","provenance":"real_user","cwd":%q,"version":"1","message":{"role":"user","parts":[{"text":"question %d"}]}}`+"\n",
+			u, parent, stamp(2*i+1), cwd, i)
+		fmt.Fprintf(&b, `{"uuid":%q,"parentUuid":%q,"sessionId":"S","timestamp":"%s","type":"assistant","provenance":"assistant_output","cwd":%q,"version":"1","message":{"role":"model","parts":[{"text":"answer %d"}]}}`+"\n",
+			a, u, stamp(2*i+2), cwd, i)
 		parent = fmt.Sprintf("%q", a)
 	}
 	return []byte(b.String())
@@ -49,12 +55,17 @@ type Seeder interface {
 }
 
 // Seed writes a session whose prompt "p-<sessionID>" is in_flight and whose
-// transcript proves it completed.
+// transcript proves it completed, written in the store's workspace when the
+// store knows one.
 func Seed(ctx context.Context, s Seeder, sessionID string, turns int) error {
 	if err := s.SeedLedger(ctx, sessionID, InFlightLedger(Prompt(sessionID))); err != nil {
 		return err
 	}
-	return s.SeedTranscript(ctx, sessionID, CompletedTranscript(turns))
+	cwd := "/w"
+	if ws, ok := s.(adapters.WorkspaceStore); ok && ws.Workspace() != "" {
+		cwd = ws.Workspace()
+	}
+	return s.SeedTranscript(ctx, sessionID, CompletedTranscriptIn(cwd, turns))
 }
 
 // Prompt is the in_flight prompt Seed writes for sessionID.
