@@ -256,6 +256,9 @@ func (r *reconciler) readTranscript() *apihistory.Fold {
 		return acc.Add(e)
 	})
 	t := fold.Evidence()
+	if r.opts.Reference {
+		t = fold.ReferenceEvidence()
+	}
 	t.Gaps = len(chain.Gaps)
 	for _, bad := range chain.BadLines {
 		if errors.Is(bad, events.ErrTornTail) {
@@ -275,8 +278,8 @@ func (r *reconciler) readTranscript() *apihistory.Fold {
 	case t.ChainLen == 0:
 		t.Loaded, t.LoadErr = false, "no conversation records on the active chain"
 	}
-	if r.opts.Reference {
-		t.Ownership = guards.OwnershipEvidence{TargetIdx: -1}
+	if why := r.foreignWorkspace(chain); why != "" && t.LoadErr == "" {
+		t.Loaded, t.LoadErr = false, why
 	}
 	ev.Transcript = t
 	r.tracef("fold transcript: chain %d records, %d gaps, marker %s, last visible %s@%d, after admission %d (visible %d, non-system %d)",
@@ -285,6 +288,31 @@ func (r *reconciler) readTranscript() *apihistory.Fold {
 		r.tracef("fold transcript: ownership target record #%d, followed by %q, turn_result %q", o.TargetIdx, o.FollowedBy, o.TurnResult)
 	}
 	return acc
+}
+
+// foreignWorkspace applies Qwen Code's loadSession membership check when the
+// store knows its workspace: the transcript's first record must have been
+// written in that workspace (or in one of its .qwen/worktrees). Different
+// workspaces can share a chats directory (/a/b and /a-b sanitize alike), and
+// a record without a cwd makes the reference's loader throw. Qwen's third
+// way in — a runtime-status file naming the session — is not read.
+func (r *reconciler) foreignWorkspace(chain *qwen.Chain) string {
+	ws, ok := r.store.(adapters.WorkspaceStore)
+	if !ok || ws.Workspace() == "" || !chain.HasFirst {
+		return ""
+	}
+	want, got := ws.Workspace(), chain.FirstCwd
+	if got == want {
+		return ""
+	}
+	const marker = "/.qwen/worktrees/"
+	if i := strings.LastIndex(got, marker); i > 0 && got[:i] == want {
+		return ""
+	}
+	if got == "" {
+		return "the transcript's first record has no cwd"
+	}
+	return fmt.Sprintf("the transcript's first record was written in workspace %q, not %q", got, want)
 }
 
 func (r *reconciler) classify(acc *apihistory.Fold) {

@@ -30,8 +30,8 @@ func seed(t testing.TB, s *memory.QwenStore, ledgerText, transcript string) {
 	}
 }
 
-const transcript = `{"uuid":"u1","parentUuid":null,"sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z","type":"user","provenance":"real_user","cwd":"/w","version":"1","message":{"role":"user","parts":[{"text":"list the files"}]}}
-{"uuid":"a1","parentUuid":"u1","sessionId":"S","timestamp":"2026-01-01T00:00:02.000Z","type":"assistant","provenance":"assistant_output","cwd":"/w","version":"1","message":{"role":"model","parts":[{"text":"README.md and src/."}]}}
+const transcript = `{"uuid":"u1","parentUuid":null,"sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z","type":"user","provenance":"real_user","cwd":"/work/project","version":"1","message":{"role":"user","parts":[{"text":"list the files"}]}}
+{"uuid":"a1","parentUuid":"u1","sessionId":"S","timestamp":"2026-01-01T00:00:02.000Z","type":"assistant","provenance":"assistant_output","cwd":"/work/project","version":"1","message":{"role":"model","parts":[{"text":"README.md and src/."}]}}
 `
 
 func ExampleReconcile() {

@@ -39,7 +39,7 @@ import (
 //	x1 turn_result p1 completed   turn_result for daemon prompt p1
 //	raw <json> / torn <text>
 //	options: @B+2000 (timestamp; default B+n*1000 for the n-th record), parent=x
-//	(default: the previous record), prov=real_user|system|none, daemon=p1,
+//	(default: the previous record), prov=real_user|system|none, daemon=p1, cwd=/x|none,
 //	goal=goal-1/1/turn-1, delivered
 //
 //	reconcile [reference] [dry-run] [twice] [trace] [now=MS] [admit-during-load=<prompt>@<at>]
@@ -232,7 +232,7 @@ func (s *scenario) writeTranscript(t *testing.T, input string) string {
 		rec := map[string]any{
 			"uuid": uuid, "parentUuid": nil, "sessionId": "S",
 			"timestamp": time.UnixMilli(ts).UTC().Format("2006-01-02T15:04:05.000Z"),
-			"cwd":       "/w", "version": "1.0.0",
+			"cwd":       memory.DefaultQwenLayout.Cwd, "version": "1.0.0",
 		}
 		if p, ok := opts["parent"]; ok {
 			rec["parentUuid"] = p
@@ -306,6 +306,12 @@ func (s *scenario) writeTranscript(t *testing.T, input string) string {
 		}
 		if prov != "" && prov != "none" {
 			rec["provenance"] = prov
+		}
+		if c, ok := opts["cwd"]; ok {
+			rec["cwd"] = c
+			if c == "none" {
+				delete(rec, "cwd")
+			}
 		}
 		if d, ok := opts["daemon"]; ok {
 			rec["daemonPromptId"] = d

@@ -52,3 +52,12 @@ type Store interface {
 	LedgerStore
 	TranscriptStore
 }
+
+// WorkspaceStore is implemented by stores that know which workspace their
+// sessions belong to (Qwen Code's layout keys its chats directory by a
+// sanitized cwd, which two different workspaces can share). When it returns a
+// non-empty cwd the reconciler requires the transcript's first record to
+// belong to that workspace, as Qwen Code's loadSession does.
+type WorkspaceStore interface {
+	Workspace() string
+}

@@ -99,3 +99,20 @@ func TestMembersFlattensAll(t *testing.T) {
 		t.Fatal("nil guard has members")
 	}
 }
+
+// Guards that read the transcript stay silent when it is unusable:
+// transcript-integrity alone says why.
+func TestTranscriptGuardsSilentWhenUnusable(t *testing.T) {
+	e := &Evidence{Dangling: []string{"p1"}, Target: "p1", HasAdmission: true, HasOtherTerm: true, OtherTerminal: 5}
+	e.Admission.PromptID = "p1"
+	e.Transcript = TranscriptEvidence{LoadErr: "transcript missing", MarkerUUID: "m", MarkerIdx: -1, BackgroundIdx: 0, VisibleAfter: 3}
+	e.Transcript.Ownership.TargetIdx = -1
+	for _, g := range []Guard[*Evidence]{DispatchMarker, SystemProvenance, BackgroundTurn, Temporal, PredecessorFence} {
+		if v := g.Check(e); v != nil {
+			t.Errorf("%s vetoed an unusable transcript: %v", g.Name(), v)
+		}
+	}
+	if v := TranscriptIntegrity.Check(e); len(v) != 1 {
+		t.Fatalf("transcript-integrity: %v", v)
+	}
+}

@@ -7,7 +7,7 @@ package guards
 // its temporal pass; naming it as a guard makes the veto say why.
 var SystemProvenance Guard[*Evidence] = Func("system-provenance", func(e *Evidence) string {
 	t := e.Transcript
-	if !t.Loaded || t.VisibleAfter > 0 && t.NonSystemAfter == 0 && !identified(e) {
+	if t.Loaded && t.VisibleAfter > 0 && t.NonSystemAfter == 0 && !identified(e) {
 		return "every visible write after admission has system provenance"
 	}
 	return ""

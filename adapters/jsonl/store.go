@@ -410,3 +410,6 @@ func (s *QwenStore) StatLedger(ctx context.Context, sessionID string) (fs.FileIn
 	}
 	return fi, nil
 }
+
+// Workspace is the cwd the layout was built for (see adapters.WorkspaceStore).
+func (s *QwenStore) Workspace() string { return s.layout.Cwd }

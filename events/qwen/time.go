@@ -1,5 +1,7 @@
 package qwen
 
+import "time"
+
 // ParseTime parses a record timestamp to Unix milliseconds the way V8's
 // Date parser reads the ECMAScript date-time string format, which is what
 // Qwen writes (Date.prototype.toISOString) and what validateTranscriptRecord
@@ -17,6 +19,13 @@ package qwen
 // writes that form). V8's legacy fallback formats ("Jan 1 2026", "2026/01/01")
 // are not accepted — they are reported as invalid, a documented deviation.
 func ParseTime(s string) (int64, bool) {
+	if ms, ok := parseISO(s); ok {
+		return ms, true
+	}
+	return parseLegacy(s)
+}
+
+func parseISO(s string) (int64, bool) {
 	i := 0
 	num := func(n int) (int, bool) {
 		if i+n > len(s) {
@@ -159,4 +168,34 @@ func daysFromCivil(y, m, d int) int64 {
 	doy := (153*mp+2)/5 + d - 1
 	doe := yoe*365 + yoe/4 - yoe/100 + doy
 	return int64(era)*146097 + int64(doe) - 719468
+}
+
+// legacyLayouts are the forms of V8's legacy Date.parse fallback that hand
+// edited or foreign-written transcripts actually carry: an ISO date and time
+// separated by a space instead of "T", and RFC 1123 (Date.prototype.toUTCString).
+// A form without a zone is read as UTC, as for the ISO date-time above.
+var legacyLayouts = []string{
+	"2006-01-02 15:04:05Z07:00",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04Z07:00",
+	"2006-01-02 15:04:05",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02 15:04",
+	time.RFC1123,
+	time.RFC1123Z,
+	"Mon, 2 Jan 2006 15:04:05 MST",
+}
+
+func parseLegacy(s string) (int64, bool) {
+	for _, layout := range legacyLayouts {
+		t, err := time.Parse(layout, s)
+		if err != nil {
+			continue
+		}
+		if name, off := t.Zone(); off == 0 && name != "" && name != "UTC" && name != "GMT" && name != "Z" {
+			continue // an unknown zone abbreviation: V8 rejects it, Go would invent offset 0
+		}
+		return t.UnixMilli(), true
+	}
+	return 0, false
 }

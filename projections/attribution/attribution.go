@@ -143,6 +143,15 @@ func (f *Fold) ownership(i int, rec *qwen.Record, ev events.Event) {
 	}
 }
 
+// ReferenceEvidence returns the evidence exactly as the reference computes
+// it: no ownership, and "after admission" by marker or clock only.
+func (f *Fold) ReferenceEvidence() guards.TranscriptEvidence {
+	ev := f.ev
+	ev.Loaded = ev.ChainLen > 0
+	ev.Ownership = guards.OwnershipEvidence{TargetIdx: -1}
+	return ev
+}
+
 // Evidence returns the folded evidence. In ownership mode (the target's own
 // turn is identified) "after admission" is re-anchored on the target's user
 // record: a compression or local command after it belongs to its turn.
