@@ -40,7 +40,10 @@ func connect(t *testing.T, url string, opts ...nats.Option) *nats.Conn {
 }
 
 // Watermill's universal suite against our JetStream subscriber and
-// watermill-nats' publisher, on an embedded server.
+// watermill-nats' publisher, on an embedded server. ForceShort runs every
+// test of the suite with its smaller message counts, keeping the package's
+// default run bounded (each message is fsynced and double-acked); the
+// tailer runs the suite at full size.
 func TestJetStreamUniversal(t *testing.T) {
 	url := server(t)
 	mk := func(t *testing.T, group string) (message.Publisher, message.Subscriber) {
@@ -62,6 +65,7 @@ func TestJetStreamUniversal(t *testing.T) {
 			GuaranteedOrder:                  true,
 			Persistent:                       true,
 			NewSubscriberReceivesOldMessages: true,
+			ForceShort:                       true,
 		},
 		func(t *testing.T) (message.Publisher, message.Subscriber) { return mk(t, "") },
 		mk,
