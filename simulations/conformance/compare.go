@@ -267,6 +267,11 @@ func classify(o *Outcome) (string, string) {
 		if refComp != defComp {
 			return CatOwnership, fmt.Sprintf("compression fence re-anchored on the target's own record #%d", own.TargetIdx)
 		}
+		// …and so is a local slash command's completion: its result after the
+		// target's own record answers it, whatever its clock says.
+		if _, refNoAnswer := hasVeto(ref, "completion-evidence"); refNoAnswer && def.Evidence.Transcript.LocalCommandDone && !ref.Evidence.Transcript.LocalCommandDone {
+			return CatOwnership, fmt.Sprintf("local slash command answered the target's own record #%d", own.TargetIdx)
+		}
 	}
 	// (b) every visible write after admission came from the host.
 	if v, ok := hasVeto(def, "system-provenance"); ok {
