@@ -274,14 +274,18 @@ func (f *follower) follow() {
 	if st, err := os.Stat(f.path); err == nil && os.SameFile(cur, st) {
 		return
 	}
+	// Renamed: the descriptor still reads the same file wherever it went.
+	// Looked for first, so a new file at the old path is not mistaken for it.
+	for _, p := range f.paths {
+		if st, err := os.Stat(p); err == nil && os.SameFile(cur, st) {
+			f.path = p
+			return
+		}
+	}
 	for _, p := range f.paths {
 		st, err := os.Stat(p)
 		if err != nil {
 			continue
-		}
-		if os.SameFile(cur, st) { // renamed: the descriptor still reads it
-			f.path = p
-			return
 		}
 		// Replaced by another file: resume at the same offset only if it
 		// holds the same last line there; otherwise start over.

@@ -199,3 +199,32 @@ func TestTailerRefusesPathTopics(t *testing.T) {
 		t.Error("hostile session id accepted")
 	}
 }
+
+// Moved away and a different file created at the old path (Qwen's
+// archive/unarchive conflict leaves both): the tailer stays with the file
+// it was reading.
+func TestTailerPrefersTheMovedFile(t *testing.T) {
+	layout := jsonl.NewQwenLayout(t.TempDir(), "/w")
+	id := bustest.SessionID(2)
+	active, _ := layout.TranscriptPath(id, jsonl.Active)
+	archived, _ := layout.TranscriptPath(id, jsonl.Archived)
+	if err := os.MkdirAll(filepath.Dir(archived), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, active, "1\n")
+	cfg := bus.QwenTailConfig(layout, events.StreamTranscript)
+	cfg.PollInterval = time.Millisecond
+	tl := bus.NewTailer(cfg)
+	defer tl.Close()
+	ch, _ := tl.Subscribe(context.Background(), id)
+	recv(t, ch)
+	if err := os.Rename(active, archived); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, active, "1\nother\n")
+	time.Sleep(20 * time.Millisecond)
+	appendFile(t, archived, "2\n")
+	if m := recv(t, ch); string(m.Payload) != "2" || m.Metadata.Get(bus.MetaPath) != archived {
+		t.Fatalf("got %q from %s", m.Payload, m.Metadata.Get(bus.MetaPath))
+	}
+}

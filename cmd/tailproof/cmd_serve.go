@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 	"github.com/nats-io/nats.go"
 
 	"github.com/tailproof/tailproof"
@@ -203,7 +204,7 @@ func serveInProcess(ctx context.Context, store *jsonl.QwenStore, opts tailproof.
 	}()
 	go func() {
 		for m := range poison {
-			fmt.Fprintf(stderr, "tailproof serve: session %s not decided: %s\n", m.Metadata.Get(bus.MetaSession), m.Metadata.Get("reason_poisoned"))
+			fmt.Fprintf(stderr, "tailproof serve: session %s not decided: %s\n", m.Metadata.Get(bus.MetaSession), m.Metadata.Get(middleware.ReasonForPoisonedKey))
 			m.Ack()
 			settle(m.UUID)
 		}
