@@ -185,6 +185,7 @@ func (r *reconciler) run() (Decision, error) {
 		return r.decision(VerdictUnknown), nil
 	}
 	ev.OtherTerminal, ev.HasOtherTerm = view.LatestOtherTerminalAt(ev.Target)
+	ev.LedgerClockStep = ledgerClockStep(recs)
 	for _, d := range view.DeadlineExceeded() {
 		if d.PromptID != ev.Target {
 			ev.OtherDeadlines = append(ev.OtherDeadlines, d)
@@ -322,6 +323,14 @@ func (r *reconciler) classify(acc *apihistory.Fold) {
 		r.tracef("classify: the transcript's turn_result for %s says completed", ev.Target)
 		return
 	}
+	if t := ev.Transcript; !r.opts.Reference && t.LocalCommandDone && t.AfterLocalCommand == 0 {
+		// The target's turn was a local slash command, answered after its
+		// admission with nothing visible after it: whatever the tail shows
+		// once the command is popped belongs to an earlier turn.
+		ev.Verdict = guards.Classification{Done: true, Kind: "none", FromLocalCommand: true}
+		r.tracef("classify: a local slash command answered %s after its admission", ev.Target)
+		return
+	}
 	mode := interruption.Provenance
 	if r.opts.Reference {
 		mode = interruption.ShapeOnly
@@ -336,6 +345,22 @@ func (r *reconciler) classify(acc *apihistory.Fold) {
 	}
 	r.tracef("classify: %s over %d tail entries (trimmed %d notifications%s)%s", v.Kind, len(tail.Entries), tail.Trimmed,
 		map[bool]string{true: ", by shape", false: ""}[tail.Guessed], map[bool]string{true: ", upgraded: tail holds a functionCall", false: ""}[upgrade])
+}
+
+// ledgerClockStep describes the first ledger record whose `at` is earlier
+// than an earlier record's, or "".
+func ledgerClockStep(recs []ledger.Record) string {
+	var max float64
+	var maxRec ledger.Record
+	for i, rec := range recs {
+		if i > 0 && rec.AtFloat() < max {
+			return fmt.Sprintf("%s is earlier than %s", rec.Describe(), maxRec.Describe())
+		}
+		if i == 0 || rec.AtFloat() > max {
+			max, maxRec = rec.AtFloat(), rec
+		}
+	}
+	return ""
 }
 
 func markerText(t guards.TranscriptEvidence) string {

@@ -19,6 +19,9 @@ type Evidence struct {
 	OtherTerminal  float64
 	HasOtherTerm   bool
 	OtherDeadlines []ledger.Record // prompt_deadline_exceeded terminals of other prompts
+	// LedgerClockStep describes the first record whose `at` is earlier than
+	// an earlier record's ("" when the ledger's clock never goes backward).
+	LedgerClockStep string
 
 	// Transcript.
 	Transcript TranscriptEvidence
@@ -63,6 +66,18 @@ type TranscriptEvidence struct {
 	BackgroundUUID string
 	BackgroundKind string
 
+	// DispatchUUID is the first plain user record (a prompt: type user, no
+	// subtype, real-user or absent provenance) strictly after admission —
+	// evidence that some prompt's turn started after the target was
+	// admitted. "" when none.
+	DispatchUUID string
+	// AfterLocalCommand counts visible non-system writes after the last local
+	// slash-command result that completed after admission.
+	AfterLocalCommand int
+	// ClockStep describes the first backward step of the chain's timestamps
+	// ("" when they never go backward).
+	ClockStep string
+
 	Ownership OwnershipEvidence
 }
 
@@ -91,5 +106,8 @@ type Classification struct {
 	IdlessUpgrade  bool   // none upgraded: the tail's last model entry holds a functionCall
 	Interrupted    bool
 	FromTurnResult bool // decided by the target's own turn_result record
-	Guessed        bool // the notification trim fell back to content shape
+	// FromLocalCommand: a local slash command answered the target after its
+	// admission and nothing visible followed — the target completed.
+	FromLocalCommand bool
+	Guessed          bool // the notification trim fell back to content shape
 }

@@ -63,6 +63,8 @@ func DefaultReconcileGuards(extra ...guards.Guard[*guards.Evidence]) ReconcileGu
 		guards.SeveralDangling,
 		guards.Ownership,
 		guards.DispatchMarker,
+		guards.DispatchEvidence,
+		guards.ClockMonotonic,
 		guards.Deadline,
 		guards.CompressionCheckpoint,
 		guards.SystemProvenance,

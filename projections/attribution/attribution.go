@@ -15,6 +15,8 @@
 package attribution
 
 import (
+	"fmt"
+
 	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/qwen"
 	"github.com/tailproof/tailproof/guards"
@@ -34,6 +36,9 @@ type Fold struct {
 	lastComp  int // chain index of the last compression reset, -1 if none
 	compUUID  string
 	lastLocal int // chain index of the last local slash-command result, -1 if none
+	maxTs     int64
+	maxTsUUID string
+	hasTs     bool
 }
 
 // New starts a fold for target, admitted at `at` with dispatch marker
@@ -76,7 +81,11 @@ func (f *Fold) Add(ev events.Event) {
 		f.ev.WroteAfter = true
 	}
 	f.ownership(i, rec, ev)
+	f.clock(rec)
 	isAfter := f.after(i, rec)
+	if f.ev.DispatchUUID == "" && IsPromptRecord(rec) && f.strictlyAfter(i, rec) {
+		f.ev.DispatchUUID = rec.UUID
+	}
 	if isAfter {
 		f.ev.AfterAdmission++
 		if kind := BackgroundOpener(rec); kind != "" {
@@ -97,6 +106,7 @@ func (f *Fold) Add(ev events.Event) {
 			f.lastLocal = i
 			if isAfter {
 				f.ev.LocalCommandDone = true
+				f.ev.AfterLocalCommand = 0
 			}
 		}
 		return
@@ -112,6 +122,9 @@ func (f *Fold) Add(ev events.Event) {
 	}
 	if isAfter {
 		f.ev.NonSystemAfter++
+	}
+	if f.ev.LocalCommandDone {
+		f.ev.AfterLocalCommand++
 	}
 	if rec.TimeOK {
 		f.ev.LastVisibleMs, f.ev.HasLastVisible = rec.TimeMs, true
@@ -169,6 +182,37 @@ func (f *Fold) Evidence() guards.TranscriptEvidence {
 		ev.LocalCommandDone = ev.LocalCommandDone || f.lastLocal > o.TargetIdx
 	}
 	return ev
+}
+
+// strictlyAfter is "after admission" for dispatch evidence: after the marker,
+// or — without one — a valid clock strictly after the admission's (a record in
+// the admission's own millisecond may be the predecessor's).
+func (f *Fold) strictlyAfter(i int, rec *qwen.Record) bool {
+	if f.marker != "" {
+		return f.ev.MarkerIdx >= 0 && i > f.ev.MarkerIdx
+	}
+	return rec.TimeOK && float64(rec.TimeMs) > f.at
+}
+
+func (f *Fold) clock(rec *qwen.Record) {
+	if !rec.TimeOK {
+		return
+	}
+	if f.hasTs && rec.TimeMs < f.maxTs && f.ev.ClockStep == "" {
+		f.ev.ClockStep = fmt.Sprintf("record %s (%d) is older than record %s (%d)", rec.UUID, rec.TimeMs, f.maxTsUUID, f.maxTs)
+	}
+	if !f.hasTs || rec.TimeMs > f.maxTs {
+		f.maxTs, f.maxTsUUID, f.hasTs = rec.TimeMs, rec.UUID, true
+	}
+}
+
+// IsPromptRecord reports whether rec opens a prompt's turn: a plain user
+// record (no subtype) written for a real user, or without provenance
+// (legacy). Qwen Code's agent writes it when the prompt is dispatched, after
+// the daemon appended the prompt's in_flight record.
+func IsPromptRecord(rec *qwen.Record) bool {
+	return rec.Type == qwen.TypeUser && !rec.HasSubtype && rec.Message != nil &&
+		(rec.Provenance == "real_user" || rec.Provenance == "")
 }
 
 // BackgroundOpener names the execution class whose turn rec opens, or ""

@@ -1,0 +1,22 @@
+package guards
+
+// DispatchEvidence requires evidence that a prompt's turn started after the
+// target was admitted: a plain user record (a prompt) after the dispatch
+// marker, or — without a marker — with a clock strictly after the admission.
+// Qwen Code's agent writes a prompt's user record when the prompt is
+// dispatched, which is always after the daemon appended its in_flight record;
+// a tail with no prompt record after admission is some other turn's — a
+// background notification or cron turn still streaming while the target
+// waited in the queue, or a predecessor's. The reference stamps such tails
+// (the simulator's most frequent wrong terminal). Identified turns
+// (Ownership) carry their own, stronger evidence.
+var DispatchEvidence Guard[*Evidence] = Func("dispatch-evidence", func(e *Evidence) string {
+	t := e.Transcript
+	if !t.Loaded || identified(e) || t.DispatchUUID != "" {
+		return ""
+	}
+	if t.MarkerUUID != "" {
+		return "no prompt record after admission marker " + t.MarkerUUID + ": the target's turn never started there"
+	}
+	return "no prompt record with a clock after the admission: the target's turn never started there"
+})
