@@ -32,10 +32,19 @@ const (
 	// CatBackgroundTurn: guards.BackgroundTurn vetoes when a cron, delivered
 	// notification or goal turn opened after admission [§2].
 	CatBackgroundTurn = "e-background-turn"
+	// CatDispatchEvidence: no prompt record after the admission, so the tail
+	// is another turn's [§2b].
+	CatDispatchEvidence = "f-dispatch-evidence"
+	// CatClockMonotonic: clock attribution refused after a backward clock
+	// step in the ledger or the transcript [§2c].
+	CatClockMonotonic = "g-clock-monotonic"
+	// CatLocalCommand: a local slash command answered the target after its
+	// admission, with nothing after it [§2d].
+	CatLocalCommand = "h-local-command"
 )
 
 // Categories lists the deliberate differences in report order.
-var Categories = []string{CatOwnership, CatSystemProvenance, CatIntegrity, CatChainDegraded, CatNotificationTrim, CatBackgroundTurn}
+var Categories = []string{CatOwnership, CatSystemProvenance, CatIntegrity, CatChainDegraded, CatNotificationTrim, CatBackgroundTurn, CatDispatchEvidence, CatClockMonotonic, CatLocalCommand}
 
 // Outcome is one scenario run through the reference and both tailproof modes.
 type Outcome struct {
@@ -272,6 +281,18 @@ func classify(o *Outcome) (string, string) {
 		if _, refNoAnswer := hasVeto(ref, "completion-evidence"); refNoAnswer && def.Evidence.Transcript.LocalCommandDone && !ref.Evidence.Transcript.LocalCommandDone {
 			return CatOwnership, fmt.Sprintf("local slash command answered the target's own record #%d", own.TargetIdx)
 		}
+	}
+	// (f) no prompt record after the admission: the tail is another turn's.
+	if v, ok := hasVeto(def, "dispatch-evidence"); ok {
+		return CatDispatchEvidence, v.Reason
+	}
+	// (g) clock attribution after a backward clock step.
+	if v, ok := hasVeto(def, "clock-monotonic"); ok {
+		return CatClockMonotonic, v.Reason
+	}
+	// (h) a local slash command answered the target.
+	if def.Evidence.Verdict.FromLocalCommand && def.Appended != nil {
+		return CatLocalCommand, "a local slash command answered the target after its admission"
 	}
 	// (b) every visible write after admission came from the host.
 	if v, ok := hasVeto(def, "system-provenance"); ok {
