@@ -128,7 +128,11 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	if err != nil {
 		return nil, fmt.Errorf("natsjs: consumer on %s: %w", topic, err)
 	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(1))
+	// Short pull requests with frequent heartbeats: when the server holding
+	// a pull dies, the client notices within a second and pulls again from
+	// whichever server now leads the consumer, instead of waiting out the
+	// default 30s expiry.
+	it, err := cons.Messages(jetstream.PullMaxMessages(1), jetstream.PullExpiry(2*time.Second), jetstream.PullHeartbeat(500*time.Millisecond))
 	if err != nil {
 		return nil, fmt.Errorf("natsjs: consume %s: %w", topic, err)
 	}
