@@ -5,12 +5,15 @@ import (
 	"errors"
 	"io"
 	"iter"
+	"sync"
 )
 
 // DefaultMaxLineBytes bounds one physical line. A Qwen record holding a large
 // tool output can run to megabytes; 64 MiB is far past anything a sane writer
 // emits and still keeps a hostile file from exhausting memory.
 const DefaultMaxLineBytes = 64 << 20
+
+var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 256<<10) }}
 
 // Line is one physical line of a JSONL stream, without its newline.
 // Bytes is only valid until the iteration advances: copy what you keep.
@@ -35,7 +38,15 @@ func Lines(r io.Reader, max int) iter.Seq2[Line, error] {
 	return func(yield func(Line, error) bool) {
 		br, ok := r.(*bufio.Reader)
 		if !ok || br.Size() < 64<<10 {
-			br = bufio.NewReaderSize(r, 256<<10)
+			// Pooled: a decision reads several small files, and allocating
+			// and zeroing a fresh 256 KiB buffer for each dominated the cost
+			// of reconciling a small session.
+			br = readerPool.Get().(*bufio.Reader)
+			br.Reset(r)
+			defer func() {
+				br.Reset(nil)
+				readerPool.Put(br)
+			}()
 		}
 		var (
 			acc    []byte
