@@ -169,15 +169,20 @@ func (r *reconciler) run() (Decision, error) {
 		return r.decision(VerdictNone), nil
 	}
 	ev.Target = ev.Dangling[0]
-	if adm, ok := view.LatestUnsettledAdmission(); ok && len(ev.Dangling) > 1 && !r.opts.Reference && slices.Contains(ev.Dangling, adm.PromptID) {
-		// Several dangling: only the last-admitted unsettled prompt can own
-		// the tail; SeveralDangling decides whether identity proves it does.
-		ev.Target = adm.PromptID
+	several := len(ev.Dangling) > 1 && !r.opts.Reference
+	if several {
+		ev.Target = r.tailOwner(view)
 	}
 	if !r.fire(machines.EvSelect) {
 		return r.decision(VerdictUnknown), nil
 	}
 	ev.Admission, ev.HasAdmission = view.LatestUnsettledAdmission()
+	if several {
+		// With several dangling prompts, ordering cannot attribute the tail;
+		// identity can (SeveralDangling). The target's own admission is the
+		// one its marker and clock come from.
+		ev.Admission, ev.HasAdmission = view.UnsettledAdmission(ev.Target)
+	}
 	if ev.HasAdmission {
 		r.tracef("fold ledger: latest unsettled admission %s", ev.Admission.Describe())
 	}
@@ -231,6 +236,37 @@ func (r *reconciler) run() (Decision, error) {
 	r.tracef("appended %s", line)
 	d.Trace = r.trace
 	return d, nil
+}
+
+// tailOwner picks the target among several dangling prompts: the one whose
+// own prompt record (daemonPromptId) is the last prompt record on the chain —
+// the prompt that was running when the daemon died — or, without identities,
+// the last-admitted unsettled prompt. It costs one extra streaming pass, only
+// when several prompts dangle. SeveralDangling then requires identity to
+// prove the choice.
+func (r *reconciler) tailOwner(view *ledgerview.View) string {
+	fallback := r.ev.Dangling[0]
+	if adm, ok := view.LatestUnsettledAdmission(); ok && slices.Contains(r.ev.Dangling, adm.PromptID) {
+		fallback = adm.PromptID
+	}
+	open := func() (io.ReadCloser, error) { return r.store.OpenTranscript(r.ctx, r.sid) }
+	chain, err := qwen.LoadChain(open, qwen.LoadOptions{MaxLineBytes: r.opts.MaxLineBytes})
+	if err != nil {
+		return fallback
+	}
+	last := ""
+	if chain.Walk(open, func(_ int, e events.Event) error {
+		if rec, ok := e.Body.(*qwen.Record); ok && attribution.IsPromptRecord(rec) && rec.DaemonPromptID != "" {
+			last = rec.DaemonPromptID
+		}
+		return nil
+	}) != nil || !slices.Contains(r.ev.Dangling, last) {
+		return fallback
+	}
+	if last != fallback {
+		r.tracef("several dangling: %s's own prompt record is the transcript's last; deciding it", last)
+	}
+	return last
 }
 
 // readTranscript runs the two streaming passes over the active chain: the

@@ -145,3 +145,13 @@ func (v *View) RecentTerminals() []ledger.Record {
 	out = append(out, v.recent[v.next:]...)
 	return append(out, v.recent[:v.next]...)
 }
+
+// UnsettledAdmission is id's last in_flight record, when id has no terminal
+// anywhere in the ledger.
+func (v *View) UnsettledAdmission(id string) (ledger.Record, bool) {
+	p := v.prompts[id]
+	if p == nil || p.settled || p.lastAdmit < 0 {
+		return ledger.Record{}, false
+	}
+	return p.admission, true
+}
