@@ -163,6 +163,11 @@ func (s *Service) handle(m *message.Message) error {
 	}
 	d, err := s.cfg.Decide(m.Context(), sid)
 	if err != nil {
+		if m.Context().Err() != nil {
+			// The delivery was withdrawn (shutdown, lost connection): the
+			// transport redelivers it, so it must not be poisoned.
+			err = errors.Join(ErrRequeue, err)
+		}
 		return fmt.Errorf("bus: decide %s: %w", sid, err)
 	}
 	dm, tm, err := s.sink.Messages(sid, d)
