@@ -2,7 +2,9 @@ package guards
 
 // DispatchEvidence requires evidence that a prompt's turn started after the
 // target was admitted: a plain user record (a prompt) after the dispatch
-// marker, or — without a marker — with a clock strictly after the admission.
+// marker, or — without a marker — with a clock at or after the admission (a
+// predecessor's prompt in the admission's millisecond is caught by the
+// predecessor fence and the strict temporal check).
 // Qwen Code's agent writes a prompt's user record when the prompt is
 // dispatched, which is always after the daemon appended its in_flight record;
 // a tail with no prompt record after admission is some other turn's — a
@@ -18,5 +20,5 @@ var DispatchEvidence Guard[*Evidence] = Func("dispatch-evidence", func(e *Eviden
 	if t.MarkerUUID != "" {
 		return "no prompt record after admission marker " + t.MarkerUUID + ": the target's turn never started there"
 	}
-	return "no prompt record with a clock after the admission: the target's turn never started there"
+	return "no prompt record with a clock at or after the admission: the target's turn never started there"
 })

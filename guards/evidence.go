@@ -67,7 +67,7 @@ type TranscriptEvidence struct {
 	BackgroundKind string
 
 	// DispatchUUID is the first plain user record (a prompt: type user, no
-	// subtype, real-user or absent provenance) strictly after admission —
+	// subtype, real-user or absent provenance) after admission —
 	// evidence that some prompt's turn started after the target was
 	// admitted. "" when none.
 	DispatchUUID string

@@ -83,7 +83,7 @@ func (f *Fold) Add(ev events.Event) {
 	f.ownership(i, rec, ev)
 	f.clock(rec)
 	isAfter := f.after(i, rec)
-	if f.ev.DispatchUUID == "" && IsPromptRecord(rec) && f.strictlyAfter(i, rec) {
+	if f.ev.DispatchUUID == "" && IsPromptRecord(rec) && isAfter {
 		f.ev.DispatchUUID = rec.UUID
 	}
 	if isAfter {
@@ -182,16 +182,6 @@ func (f *Fold) Evidence() guards.TranscriptEvidence {
 		ev.LocalCommandDone = ev.LocalCommandDone || f.lastLocal > o.TargetIdx
 	}
 	return ev
-}
-
-// strictlyAfter is "after admission" for dispatch evidence: after the marker,
-// or — without one — a valid clock strictly after the admission's (a record in
-// the admission's own millisecond may be the predecessor's).
-func (f *Fold) strictlyAfter(i int, rec *qwen.Record) bool {
-	if f.marker != "" {
-		return f.ev.MarkerIdx >= 0 && i > f.ev.MarkerIdx
-	}
-	return rec.TimeOK && float64(rec.TimeMs) > f.at
 }
 
 func (f *Fold) clock(rec *qwen.Record) {
