@@ -2,7 +2,6 @@ package simulations
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
@@ -73,12 +72,8 @@ func TestDaemonInvariants(t *testing.T) {
 }
 
 // TestNoWrongTerminal is the claim that matters: tailproof never stamps a
-// wrong terminal. It fails today on the holes listed in knownHoles, so it is
-// skipped unless TAILPROOF_SIM_HOLES=1; failing cases rapid finds are saved
-// under testdata/rapid and replayed first on the next run.
+// wrong terminal. Failing cases rapid finds are saved under testdata/rapid
+// and replayed first on the next run.
 func TestNoWrongTerminal(t *testing.T) {
-	if os.Getenv("TAILPROOF_SIM_HOLES") == "" {
-		t.Skip("tailproof has known wrong-terminal holes (see knownHoles); run with TAILPROOF_SIM_HOLES=1")
-	}
 	rapid.Check(t, func(t *rapid.T) { machine(t, true) })
 }

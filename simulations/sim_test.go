@@ -3,7 +3,6 @@ package simulations
 import (
 	"context"
 	"flag"
-	"os"
 	"strings"
 	"testing"
 
@@ -29,18 +28,9 @@ func TestBoundedSimulation(t *testing.T) {
 	if rep.Tailproof.Dangling == 0 || rep.Tailproof.Correct == 0 {
 		t.Fatalf("the model produced nothing to decide: %+v", rep.Tailproof)
 	}
-	var holes int
 	for _, v := range rep.Violations {
-		if strings.Contains(v.Detail, "wrong terminal") {
-			holes++
-			t.Logf("known hole, not a model failure: seed %d scenario %d (%s): %s", v.Seed, v.Scenario, v.Class, v.Detail)
-			continue
-		}
 		t.Errorf("seed %d scenario %d (%s): %s\nreplay: tailproof simulate --seed %d --runs 1 --scenario %d --trace",
 			v.Seed, v.Scenario, v.Class, v.Detail, v.Seed, v.Scenario)
-	}
-	if holes > 0 && os.Getenv("TAILPROOF_SIM_HOLES") != "" {
-		t.Errorf("%d wrong terminals", holes)
 	}
 	t.Logf("%d scenarios: tailproof %+v; reference %+v", rep.Scenarios, rep.Tailproof, rep.Reference)
 }
@@ -83,10 +73,9 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-// knownHoles are minimal scenarios where tailproof stamps a wrong terminal.
-// tailproof's code is not changed here (it is another package's); each one
-// is a failing test, skipped until the guard that closes it lands. Run them
-// with TAILPROOF_SIM_HOLES=1.
+// knownHoles are the minimal scenarios where tailproof once stamped a wrong
+// terminal (ADR 0008 "What it found"); the guards of ADR 0003 §2b–2d closed
+// them, and they run on every build so none reopens.
 var knownHoles = []struct {
 	name     string
 	seed     uint64
@@ -114,7 +103,7 @@ var knownHoles = []struct {
 		clockHoleProfile},
 }
 
-// The third known hole is rapid's minimal case, saved under
+// Another closed hole is rapid's minimal case, saved under
 // testdata/rapid/TestNoWrongTerminal and replayed by TestNoWrongTerminal: an
 // identity-writing daemon runs a local slash command (/help, then its
 // slash_command result) right after a chat_compression checkpoint; the turn
@@ -126,9 +115,6 @@ var knownHoles = []struct {
 func TestKnownHoles(t *testing.T) {
 	for _, h := range knownHoles {
 		t.Run(h.name, func(t *testing.T) {
-			if os.Getenv("TAILPROOF_SIM_HOLES") == "" {
-				t.Skipf("known hole (replay: tailproof simulate --seed %d --runs 1 --scenario %d --trace): %s", h.seed, h.scenario, h.why)
-			}
 			var r Result
 			if h.prof != nil {
 				r = runWith(context.Background(), h.seed, h.scenario, h.prof(), Versions[0], true)
