@@ -101,6 +101,14 @@ var knownHoles = []struct {
 			"p2's last write is later than its terminal's at and the predecessor fence (V11) passes; p3 never " +
 			"started and is stamped completed. The ledger shows the step: its at values go backward in file order",
 		clockHoleProfile},
+	{"background-turn-after-identified-turn-behind-clock-step", 3, 44978,
+		"p1 completed; the clock stepped back, then a delivered notification turn started after p1's own record " +
+			"with a timestamp before p1's admission, so the clock-anchored background-turn guard missed it and the " +
+			"notification tail made p1 look interrupted; under identity the guard is anchored on p1's own record", nil},
+	{"ledger-clock-step-with-marker", 3, 64598,
+		"p3 (marker) queued behind p1 and p2; p2's prompt record after p3's marker passes dispatch evidence, and " +
+			"p2's terminal, written after the clock stepped back, is older than p2's own writes, so the predecessor " +
+			"fence passed; the ledger's at values go backward, which now refuses clock attribution in marker mode too", nil},
 }
 
 // Another closed hole is rapid's minimal case, saved under

@@ -39,12 +39,17 @@ type Fold struct {
 	maxTs     int64
 	maxTsUUID string
 	hasTs     bool
+	// The last background-turn opener anywhere on the chain: under ownership
+	// "after admission" is by position, and a clock that stepped back must not
+	// hide a background turn that started after the target's own record.
+	lastBg                 int
+	lastBgUUID, lastBgKind string
 }
 
 // New starts a fold for target, admitted at `at` with dispatch marker
 // markerUUID ("" when the admission carries none).
 func New(target, markerUUID string, at float64) *Fold {
-	f := &Fold{target: target, marker: markerUUID, at: at, lastComp: -1, lastLocal: -1}
+	f := &Fold{target: target, marker: markerUUID, at: at, lastComp: -1, lastLocal: -1, lastBg: -1}
 	f.ev.MarkerUUID = markerUUID
 	f.ev.MarkerIdx = -1
 	f.ev.Ownership.TargetIdx = -1
@@ -83,6 +88,9 @@ func (f *Fold) Add(ev events.Event) {
 	f.ownership(i, rec, ev)
 	f.clock(rec)
 	isAfter := f.after(i, rec)
+	if kind := BackgroundOpener(rec); kind != "" {
+		f.lastBg, f.lastBgUUID, f.lastBgKind = i, rec.UUID, kind
+	}
 	if f.ev.DispatchUUID == "" && IsPromptRecord(rec) && isAfter {
 		f.ev.DispatchUUID = rec.UUID
 	}
@@ -180,6 +188,9 @@ func (f *Fold) Evidence() guards.TranscriptEvidence {
 			ev.CompressionUUID = ""
 		}
 		ev.LocalCommandDone = ev.LocalCommandDone || f.lastLocal > o.TargetIdx
+		if f.lastBg > o.TargetIdx {
+			ev.BackgroundIdx, ev.BackgroundUUID, ev.BackgroundKind = f.lastBg, f.lastBgUUID, f.lastBgKind
+		}
 	}
 	return ev
 }
