@@ -60,7 +60,7 @@ func main() {
 	write := func(uuid, typ, prov string, msg map[string]any, extra map[string]any) {
 		rec := map[string]any{"uuid": uuid, "parentUuid": parent, "sessionId": SessionID,
 			"timestamp": time.UnixMilli(ts).UTC().Format("2006-01-02T15:04:05.000Z"),
-			"type": typ, "provenance": prov, "cwd": Cwd, "version": "0.24.4", "message": msg}
+			"type":      typ, "provenance": prov, "cwd": Cwd, "version": "0.24.4", "message": msg}
 		for k, v := range extra {
 			rec[k] = v
 		}
