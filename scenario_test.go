@@ -58,7 +58,17 @@ type scenario struct {
 const scenarioSession = "00000000-0000-4000-8000-000000000001"
 
 func TestReconcileScenarios(t *testing.T) {
-	datadriven.Walk(t, "testdata/reconcile", func(t *testing.T, path string) {
+	runScenarios(t, "testdata/reconcile", map[string]scenarioCmd{"recent-terminals": recentTerminalsCmd})
+}
+
+// scenarioCmd runs one scenario command that is not part of the shared
+// notation.
+type scenarioCmd func(t *testing.T, s *scenario, d *datadriven.TestData) string
+
+// runScenarios runs every file under dir with the shared notation (reset,
+// ledger, transcript, reconcile) plus the commands in extra.
+func runScenarios(t *testing.T, dir string, extra map[string]scenarioCmd) {
+	datadriven.Walk(t, dir, func(t *testing.T, path string) {
 		var s *scenario
 		reset := func() { s = &scenario{store: memory.NewQwenStore(), sid: scenarioSession} }
 		reset()
@@ -73,24 +83,29 @@ func TestReconcileScenarios(t *testing.T) {
 				return s.writeTranscript(t, d.Input)
 			case "reconcile":
 				return s.reconcile(t, d)
-			case "recent-terminals":
-				recs, err := RecentTerminals(context.Background(), s.store, s.sid)
-				if err != nil {
-					return "error: " + err.Error()
-				}
-				if len(recs) == 0 {
-					return "none"
-				}
-				var b strings.Builder
-				for _, r := range recs {
-					b.WriteString(r.Describe() + "\n")
-				}
-				return b.String()
+			}
+			if cmd, ok := extra[d.Cmd]; ok {
+				return cmd(t, s, d)
 			}
 			t.Fatalf("unknown command %q", d.Cmd)
 			return ""
 		})
 	})
+}
+
+func recentTerminalsCmd(t *testing.T, s *scenario, _ *datadriven.TestData) string {
+	recs, err := RecentTerminals(context.Background(), s.store, s.sid)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	if len(recs) == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for _, r := range recs {
+		b.WriteString(r.Describe() + "\n")
+	}
+	return b.String()
 }
 
 func parseMs(t *testing.T, s string) int64 {

@@ -24,28 +24,7 @@ import (
 //	    auto sets AllowAutoContinue, owner adds live owners.
 //	reconcile ...   as in the reconcile scenarios, to show both side by side.
 func TestStatusScenarios(t *testing.T) {
-	datadriven.Walk(t, "testdata/status", func(t *testing.T, path string) {
-		var s *scenario
-		reset := func() { s = &scenario{store: memory.NewQwenStore(), sid: scenarioSession} }
-		reset()
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			switch d.Cmd {
-			case "reset":
-				reset()
-				return ""
-			case "ledger":
-				return s.writeLedger(t, d.Input)
-			case "transcript":
-				return s.writeTranscript(t, d.Input)
-			case "reconcile":
-				return s.reconcile(t, d)
-			case "status":
-				return statusCmd(t, s, d)
-			}
-			t.Fatalf("unknown command %q", d.Cmd)
-			return ""
-		})
-	})
+	runScenarios(t, "testdata/status", map[string]scenarioCmd{"status": statusCmd})
 }
 
 func statusCmd(t *testing.T, s *scenario, d *datadriven.TestData) string {
