@@ -137,32 +137,35 @@ func (r *reconciler) fire(event string) bool {
 	return false
 }
 
-func (r *reconciler) readLedger() ([]ledger.Record, int, error) {
+// readLedger streams the ledger into fn (nil: count only) and returns the
+// number of records and of malformed lines dropped.
+func (r *reconciler) readLedger(fn func(ledger.Record)) (int, int, error) {
 	rc, err := r.store.OpenLedger(r.ctx, r.sid)
 	if err != nil {
-		return nil, 0, fmt.Errorf("tailproof: %w: %v", ErrUnreadableLedger, err)
+		return 0, 0, fmt.Errorf("tailproof: %w: %v", ErrUnreadableLedger, err)
 	}
 	defer rc.Close()
-	recs, dropped, err := ledger.Read(rc, false)
+	n, dropped, err := ledger.ReadEach(rc, false, fn)
 	if err != nil {
-		return nil, 0, fmt.Errorf("tailproof: %w: %v", ErrUnreadableLedger, err)
+		return 0, 0, fmt.Errorf("tailproof: %w: %v", ErrUnreadableLedger, err)
 	}
-	return recs, dropped, nil
+	return n, dropped, nil
 }
 
 func (r *reconciler) run() (Decision, error) {
 	r.m = machines.NewReconcile(r.guards())
-	recs, dropped, err := r.readLedger()
+	view := ledgerview.New()
+	var clock clockStep
+	n, dropped, err := r.readLedger(func(rec ledger.Record) {
+		view.Add(rec)
+		clock.add(rec)
+	})
 	if err != nil {
 		return Decision{SessionID: r.sid, Verdict: VerdictUnknown}, err
 	}
-	view := ledgerview.New()
-	for _, rec := range recs {
-		view.Add(rec)
-	}
 	ev := r.ev
-	ev.LedgerLen, ev.LedgerDropped, ev.Dangling = len(recs), dropped, view.Dangling()
-	r.tracef("fold ledger: %d records, %d malformed dropped, dangling [%s]", len(recs), dropped, strings.Join(ev.Dangling, " "))
+	ev.LedgerLen, ev.LedgerDropped, ev.Dangling = n, dropped, view.Dangling()
+	r.tracef("fold ledger: %d records, %d malformed dropped, dangling [%s]", n, dropped, strings.Join(ev.Dangling, " "))
 
 	if len(ev.Dangling) == 0 {
 		r.fire(machines.EvNothing)
@@ -190,7 +193,7 @@ func (r *reconciler) run() (Decision, error) {
 		return r.decision(VerdictUnknown), nil
 	}
 	ev.OtherTerminal, ev.HasOtherTerm = view.LatestOtherTerminalAt(ev.Target)
-	ev.LedgerClockStep = ledgerClockStep(recs)
+	ev.LedgerClockStep = clock.step
 	for _, d := range view.DeadlineExceeded() {
 		if d.PromptID != ev.Target {
 			ev.OtherDeadlines = append(ev.OtherDeadlines, d)
@@ -212,8 +215,8 @@ func (r *reconciler) run() (Decision, error) {
 		rec = ledger.Terminal(ev.Target, ledger.Interrupted, ledger.CodeDaemonLost, "", 0)
 		verdict = VerdictInterrupted
 	}
-	refetch, _, rerr := r.readLedger()
-	ev.RefetchLen = len(refetch)
+	refetch, _, rerr := r.readLedger(nil)
+	ev.RefetchLen = refetch
 	if rerr != nil {
 		ev.RefetchErr = rerr.Error()
 	}
@@ -383,20 +386,23 @@ func (r *reconciler) classify(acc *apihistory.Fold) {
 		map[bool]string{true: ", by shape", false: ""}[tail.Guessed], map[bool]string{true: ", upgraded: tail holds a functionCall", false: ""}[upgrade])
 }
 
-// ledgerClockStep describes the first ledger record whose `at` is earlier
-// than an earlier record's, or "".
-func ledgerClockStep(recs []ledger.Record) string {
-	var max float64
-	var maxRec ledger.Record
-	for i, rec := range recs {
-		if i > 0 && rec.AtFloat() < max {
-			return fmt.Sprintf("%s is earlier than %s", rec.Describe(), maxRec.Describe())
-		}
-		if i == 0 || rec.AtFloat() > max {
-			max, maxRec = rec.AtFloat(), rec
-		}
+// clockStep finds the first ledger record whose `at` is earlier than an
+// earlier record's.
+type clockStep struct {
+	step string
+	max  ledger.Record
+	seen bool
+}
+
+func (c *clockStep) add(rec ledger.Record) {
+	switch {
+	case !c.seen:
+		c.max, c.seen = rec, true
+	case c.step == "" && rec.AtFloat() < c.max.AtFloat():
+		c.step = fmt.Sprintf("%s is earlier than %s", rec.Describe(), c.max.Describe())
+	case rec.AtFloat() > c.max.AtFloat():
+		c.max = rec
 	}
-	return ""
 }
 
 func markerText(t guards.TranscriptEvidence) string {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 )
@@ -31,10 +32,25 @@ func register(c command) {
 }
 
 func main() {
+	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// tuneGC trades memory for speed in a short-lived command: a decision's live
+// heap is a few MiB (the transcript is streamed), so collecting at 8× the live
+// heap instead of 2× saves a tenth of the time on a large transcript, while a
+// 256 MiB soft limit keeps a pathological input from growing without bound.
+// GOGC and GOMEMLIMIT in the environment win.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(800)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(256 << 20)
+	}
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -230,10 +230,18 @@ func number(m json.RawMessage) (float64, bool) {
 // (not the windowed first line). An I/O error from r is returned with the
 // records read so far.
 func Read(r io.Reader, windowed bool) (recs []Record, dropped int, err error) {
+	_, dropped, err = ReadEach(r, windowed, func(rec Record) { recs = append(recs, rec) })
+	return recs, dropped, err
+}
+
+// ReadEach is Read without the slice: fn sees each accepted record in file
+// order, so a fold over a long ledger holds nothing but its own state. n is
+// the number of accepted records.
+func ReadEach(r io.Reader, windowed bool, fn func(Record)) (n, dropped int, err error) {
 	first := true
 	for line, lerr := range events.Lines(r, 0) {
 		if lerr != nil {
-			return recs, dropped, fmt.Errorf("ledger: read: %w", lerr)
+			return n, dropped, fmt.Errorf("ledger: read: %w", lerr)
 		}
 		if first && windowed {
 			first = false
@@ -252,7 +260,10 @@ func Read(r io.Reader, windowed bool) (recs []Record, dropped int, err error) {
 			dropped++
 			continue
 		}
-		recs = append(recs, rec)
+		n++
+		if fn != nil {
+			fn(rec)
+		}
 	}
-	return recs, dropped, nil
+	return n, dropped, nil
 }
