@@ -95,6 +95,25 @@ type reconciler struct {
 	ev    *guards.Evidence
 	m     *machines.Machine[*guards.Evidence]
 	trace []string
+
+	// The transcript's active chain, indexed once per decision (pass 1) and
+	// shared by every walk over it.
+	chain    *qwen.Chain
+	chainErr error
+	loaded   bool
+}
+
+func (r *reconciler) openTranscript() (io.ReadCloser, error) {
+	return r.store.OpenTranscript(r.ctx, r.sid)
+}
+
+// loadChain indexes the transcript's active chain the first time it is asked for.
+func (r *reconciler) loadChain() (*qwen.Chain, error) {
+	if !r.loaded {
+		r.chain, r.chainErr = qwen.LoadChain(r.openTranscript, qwen.LoadOptions{MaxLineBytes: r.opts.MaxLineBytes})
+		r.loaded = true
+	}
+	return r.chain, r.chainErr
 }
 
 func (r *reconciler) tracef(format string, args ...any) {
@@ -244,21 +263,20 @@ func (r *reconciler) run() (Decision, error) {
 // tailOwner picks the target among several dangling prompts: the one whose
 // own prompt record (daemonPromptId) is the last prompt record on the chain —
 // the prompt that was running when the daemon died — or, without identities,
-// the last-admitted unsettled prompt. It costs one extra streaming pass, only
-// when several prompts dangle. SeveralDangling then requires identity to
+// the last-admitted unsettled prompt. It costs one extra walk of the chain
+// (the index is shared), only when several prompts dangle. SeveralDangling then requires identity to
 // prove the choice.
 func (r *reconciler) tailOwner(view *ledgerview.View) string {
 	fallback := r.ev.Dangling[0]
 	if adm, ok := view.LatestUnsettledAdmission(); ok && slices.Contains(r.ev.Dangling, adm.PromptID) {
 		fallback = adm.PromptID
 	}
-	open := func() (io.ReadCloser, error) { return r.store.OpenTranscript(r.ctx, r.sid) }
-	chain, err := qwen.LoadChain(open, qwen.LoadOptions{MaxLineBytes: r.opts.MaxLineBytes})
+	chain, err := r.loadChain()
 	if err != nil {
 		return fallback
 	}
 	last := ""
-	if chain.Walk(open, func(_ int, e events.Event) error {
+	if chain.Walk(r.openTranscript, func(_ int, e events.Event) error {
 		if rec, ok := e.Body.(*qwen.Record); ok && attribution.IsPromptRecord(rec) && rec.DaemonPromptID != "" {
 			last = rec.DaemonPromptID
 		}
@@ -276,10 +294,9 @@ func (r *reconciler) tailOwner(view *ledgerview.View) string {
 // chain index, then the evidence and api-history folds.
 func (r *reconciler) readTranscript() *apihistory.Fold {
 	ev := r.ev
-	open := func() (io.ReadCloser, error) { return r.store.OpenTranscript(r.ctx, r.sid) }
 	ev.Transcript.MarkerIdx = -1
 	ev.Transcript.Ownership.TargetIdx = -1
-	chain, err := qwen.LoadChain(open, qwen.LoadOptions{MaxLineBytes: r.opts.MaxLineBytes})
+	chain, err := r.loadChain()
 	if err != nil {
 		if errors.Is(err, adapters.ErrNotFound) {
 			ev.Transcript.LoadErr = "transcript missing"
@@ -291,7 +308,7 @@ func (r *reconciler) readTranscript() *apihistory.Fold {
 	}
 	fold := attribution.New(ev.Target, ev.Admission.TailUUID, ev.Admission.AtFloat())
 	acc := apihistory.New(apihistory.Options{})
-	werr := chain.Walk(open, func(_ int, e events.Event) error {
+	werr := chain.Walk(r.openTranscript, func(_ int, e events.Event) error {
 		fold.Add(e)
 		return acc.Add(e)
 	})
@@ -434,13 +451,9 @@ func RecentTerminals(ctx context.Context, store adapters.LedgerStore, sessionID 
 		return nil, fmt.Errorf("tailproof: %w: %v", ErrUnreadableLedger, err)
 	}
 	defer rc.Close()
-	recs, _, err := ledger.Read(rc, windowed)
-	if err != nil {
-		return nil, fmt.Errorf("tailproof: %w: %v", ErrUnreadableLedger, err)
-	}
 	v := ledgerview.New()
-	for _, rec := range recs {
-		v.Add(rec)
+	if _, _, err := ledger.ReadEach(rc, windowed, v.Add); err != nil {
+		return nil, fmt.Errorf("tailproof: %w: %v", ErrUnreadableLedger, err)
 	}
 	return v.RecentTerminals(), nil
 }

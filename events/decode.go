@@ -3,6 +3,7 @@ package events
 import (
 	"io"
 	"iter"
+	"strconv"
 )
 
 // Codec decodes the physical lines of one format into events.
@@ -99,27 +100,5 @@ func Decode(r io.Reader, c Codec, opts Options) iter.Seq2[Event, error] {
 }
 
 func sizeDetail(n int64) string {
-	return "line of " + itoa(n) + " bytes"
-}
-
-func itoa(n int64) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
+	return "line of " + strconv.FormatInt(n, 10) + " bytes"
 }

@@ -47,17 +47,15 @@ type TranscriptEvidence struct {
 	MarkerIdx  int      // chain index of the marker, -1 when absent
 	WroteAfter bool     // a visible (non-system-type, with message) record after the marker
 
-	LastVisibleMs     int64 // Date.parse of the last visible non-system-provenance record
-	HasLastVisible    bool
-	LastVisibleType   string // that record's type ("" if none)
-	LastVisibleUUID   string
-	CompressedAfter   bool // a compression reset after admission
-	CompressionUUID   string
-	LocalCommandDone  bool // a local slash command completed after admission
-	AfterAdmission    int  // records after admission (any type)
-	VisibleAfter      int  // visible records after admission, system provenance included
-	NonSystemAfter    int  // visible records after admission, excluding system provenance
-	ProvenanceGuessed bool // some tail records lacked provenance
+	LastVisibleMs    int64 // Date.parse of the last visible non-system-provenance record
+	HasLastVisible   bool
+	LastVisibleType  string // that record's type ("" if none)
+	CompressedAfter  bool   // a compression reset after admission
+	CompressionUUID  string
+	LocalCommandDone bool // a local slash command completed after admission
+	AfterAdmission   int  // records after admission (any type)
+	VisibleAfter     int  // visible records after admission, system provenance included
+	NonSystemAfter   int  // visible records after admission, excluding system provenance
 
 	// BackgroundIdx is the chain index of the last record after admission
 	// that opens a background turn (a cron prompt, a delivered notification

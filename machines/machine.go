@@ -27,23 +27,6 @@ type Table struct {
 	Transitions []Transition
 }
 
-// States lists every state the table names, sorted.
-func (t Table) States() []string {
-	seen := map[string]bool{t.Initial: true}
-	for _, tr := range t.Transitions {
-		for _, s := range tr.Src {
-			seen[s] = true
-		}
-		seen[tr.Dst] = true
-	}
-	out := make([]string, 0, len(seen))
-	for s := range seen {
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Mermaid renders the table as a Mermaid state diagram. The output is sorted
 // and deterministic, so docs embed it and tests compare it byte for byte.
 func (t Table) Mermaid() string {

@@ -31,9 +31,7 @@ type Fold struct {
 	idx       int
 	ev        guards.TranscriptEvidence
 	lastNS    *qwen.Record // last visible non-system-provenance record
-	maxCompT  float64      // latest clock of a compression reset (clock mode)
-	hasCompT  bool
-	lastComp  int // chain index of the last compression reset, -1 if none
+	lastComp  int          // chain index of the last compression reset, -1 if none
 	compUUID  string
 	lastLocal int // chain index of the last local slash-command result, -1 if none
 	maxTs     int64
@@ -77,9 +75,6 @@ func (f *Fold) Add(ev events.Event) {
 	i := f.idx
 	f.idx++
 	f.ev.ChainLen = f.idx
-	if ev.Origin == events.OriginNone && rec.Type != qwen.TypeSystem {
-		f.ev.ProvenanceGuessed = true
-	}
 	if f.marker != "" && f.ev.MarkerIdx < 0 && rec.UUID == f.marker {
 		f.ev.MarkerIdx = i
 	} else if f.ev.MarkerIdx >= 0 && i > f.ev.MarkerIdx && visible(rec) {
@@ -106,9 +101,6 @@ func (f *Fold) Add(ev events.Event) {
 			f.lastComp, f.compUUID = i, rec.UUID
 			if isAfter && !f.ev.CompressedAfter {
 				f.ev.CompressedAfter, f.ev.CompressionUUID = true, rec.UUID
-			}
-			if rec.TimeOK && (!f.hasCompT || float64(rec.TimeMs) > f.maxCompT) {
-				f.maxCompT, f.hasCompT = float64(rec.TimeMs), true
 			}
 		case IsLocalSlashCommandResult(rec, f.lastNS):
 			f.lastLocal = i
@@ -139,7 +131,6 @@ func (f *Fold) Add(ev events.Event) {
 	}
 	f.lastNS = rec
 	f.ev.LastVisibleType = rec.Type
-	f.ev.LastVisibleUUID = rec.UUID
 }
 
 func (f *Fold) ownership(i int, rec *qwen.Record, ev events.Event) {
