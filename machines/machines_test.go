@@ -3,7 +3,11 @@ package machines
 import (
 	"context"
 	"errors"
+	"sort"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/tailproof/tailproof/guards"
 )
@@ -69,9 +73,26 @@ func TestCancelledContextDoesNotWedge(t *testing.T) {
 	}
 }
 
-func TestMermaidIsDeterministic(t *testing.T) {
-	a, b := ReconcileTable.Mermaid(), ReconcileTable.Mermaid()
-	if a != b || a == "" {
-		t.Fatal("non-deterministic diagram")
+// Every transition of every table is an edge of its diagram, and nothing else is.
+func TestDiagramsListEveryTransition(t *testing.T) {
+	for _, table := range []Table{ReconcileTable, LifecycleTable} {
+		var want []string
+		for _, tr := range table.Transitions {
+			for _, src := range tr.Src {
+				want = append(want, "    "+src+" --> "+tr.Dst+": "+tr.Event)
+			}
+		}
+		lines := strings.Split(strings.TrimSpace(table.Mermaid()), "\n")
+		if lines[0] != "stateDiagram-v2" || strings.TrimSpace(lines[1]) != "[*] --> "+table.Initial {
+			t.Fatalf("%s: header %q", table.Name, lines[:2])
+		}
+		got := lines[2:]
+		sort.Strings(want)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s diagram (-want +got):\n%s", table.Name, d)
+		}
+		if dot := table.Dot(); strings.Count(dot, " -> ") != len(want) {
+			t.Errorf("%s dot has %d edges, want %d", table.Name, strings.Count(dot, " -> "), len(want))
+		}
 	}
 }
