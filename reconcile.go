@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/events"
@@ -84,8 +85,19 @@ func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts
 		return Decision{}, errors.New("tailproof: Options.Now is required (the core reads no clock)")
 	}
 	r := &reconciler{ctx: ctx, store: store, sid: sessionID, opts: opts, ev: &guards.Evidence{}}
+	r.m = reconcileMachines.Get().(*machines.Machine[*guards.Evidence])
+	r.m.Reset(r.guards().For)
+	defer reconcileMachines.Put(r.m)
 	return r.run()
 }
+
+// reconcileMachines reuses reconcile machines across decisions: building
+// looplab's tables is a fixed cost per call that dominated small sessions.
+// A machine is Reset (state, trace, guards) before each use and never
+// escapes its decision: Decision copies what it needs.
+var reconcileMachines = sync.Pool{New: func() any {
+	return machines.NewReconcile(machines.ReconcileGuards{})
+}}
 
 type reconciler struct {
 	ctx   context.Context
@@ -139,9 +151,8 @@ func (r *reconciler) decision(v Verdict) Decision {
 // fire runs one guarded step; on a veto it moves the machine to unknown.
 func (r *reconciler) fire(event string) bool {
 	err := r.m.Fire(r.ctx, event, r.ev)
-	step := r.m.Trace()
-	if len(step) > 0 {
-		r.tracef("machine %s", step[len(step)-1].Describe())
+	if s, ok := r.m.Last(); ok {
+		r.tracef("machine %s", s.Describe())
 	}
 	if err == nil {
 		return true
@@ -151,7 +162,9 @@ func (r *reconciler) fire(event string) bool {
 		r.tracef("machine error: %v", err)
 	}
 	if gerr := r.m.Fire(r.ctx, machines.EvGiveUp, r.ev); gerr == nil {
-		r.tracef("machine %s", r.m.Trace()[len(r.m.Trace())-1].Describe())
+		if s, ok := r.m.Last(); ok {
+			r.tracef("machine %s", s.Describe())
+		}
 	}
 	return false
 }
@@ -172,7 +185,6 @@ func (r *reconciler) readLedger(fn func(ledger.Record)) (int, int, error) {
 }
 
 func (r *reconciler) run() (Decision, error) {
-	r.m = machines.NewReconcile(r.guards())
 	view := ledgerview.New()
 	var clock clockStep
 	n, dropped, err := r.readLedger(func(rec ledger.Record) {

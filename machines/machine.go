@@ -125,6 +125,28 @@ func New[E any](table Table, guardsFor func(event string) guards.Guard[E]) *Mach
 	return m
 }
 
+// Reset returns m to its table's initial state with an empty trace and
+// guardsFor as its guards, so a caller deciding many times can reuse one
+// machine instead of building looplab's tables per decision. A Reset machine
+// behaves exactly as a New one.
+func (m *Machine[E]) Reset(guardsFor func(event string) guards.Guard[E]) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.f.SetState(m.table.Initial)
+	m.guards = guardsFor
+	m.trace = m.trace[:0]
+}
+
+// Last returns the most recent step of the trace (ok=false when none).
+func (m *Machine[E]) Last() (s Step, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.trace) == 0 {
+		return Step{}, false
+	}
+	return m.trace[len(m.trace)-1], true
+}
+
 // Current is the machine's state.
 func (m *Machine[E]) Current() string {
 	m.mu.Lock()

@@ -96,3 +96,35 @@ func TestDiagramsListEveryTransition(t *testing.T) {
 		}
 	}
 }
+
+// A Reset machine decides exactly as a new one: same states, same trace,
+// and nothing of the previous decision left in it.
+func TestResetBehavesAsNew(t *testing.T) {
+	ctx := context.Background()
+	run := func(m *Machine[*guards.Evidence]) []Step {
+		ev := &guards.Evidence{Dangling: []string{"a", "b"}}
+		if err := m.Fire(ctx, EvSelect, ev); err == nil {
+			t.Fatal("select with two dangling passed the reference guard")
+		}
+		if err := m.Fire(ctx, EvGiveUp, ev); err != nil {
+			t.Fatal(err)
+		}
+		return m.Trace()
+	}
+	fresh := NewReconcile(ReferenceReconcileGuards())
+	want := run(fresh)
+	used := NewReconcile(DefaultReconcileGuards())
+	if err := used.Fire(ctx, EvNothing, &guards.Evidence{}); err != nil || used.Current() != RNone {
+		t.Fatalf("nothing-dangling: %v %s", err, used.Current())
+	}
+	used.Reset(ReferenceReconcileGuards().For)
+	if used.Current() != RLoaded || len(used.Trace()) != 0 {
+		t.Fatalf("after Reset: state %s, trace %v", used.Current(), used.Trace())
+	}
+	if diff := cmp.Diff(want, run(used)); diff != "" {
+		t.Fatalf("reset machine differs from a new one (-new +reset):\n%s", diff)
+	}
+	if s, ok := used.Last(); !ok || s.Dst != RUnknown {
+		t.Fatalf("Last = %+v, %v", s, ok)
+	}
+}
