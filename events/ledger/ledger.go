@@ -2,11 +2,9 @@ package ledger
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 
 	"github.com/tailproof/tailproof/events"
@@ -147,80 +145,92 @@ func Encode(r Record) []byte {
 // ErrMalformed classifies a line the reference reader would drop.
 var ErrMalformed = errors.New("malformed ledger record")
 
+// The acceptance errors carry no detail beyond their rule, so they are made
+// once: a simulation that feeds many malformed lines does not pay for them.
+var (
+	errVNot1       = fmt.Errorf("ledger: %w: v is not 1", ErrMalformed)
+	errPromptID    = fmt.Errorf("ledger: %w: promptId is not a string", ErrMalformed)
+	errAt          = fmt.Errorf("ledger: %w: at is not a finite number", ErrMalformed)
+	errNoStateTerm = fmt.Errorf("ledger: %w: neither in_flight nor a known terminal", ErrMalformed)
+)
+
 // Decode applies the reference's acceptance rules (coercePromptLedgerRecord)
 // to one line: JSON object, v === 1, promptId a string, at a finite number;
 // state "in_flight" makes an admission (tailUuid kept only when a non-empty
 // string); otherwise terminal must be one of the four states, with code and
 // stopReason kept only when strings. Anything else is ErrMalformed.
+//
+// The line must be exactly one JSON object, validated as encoding/json
+// validates it; of duplicate keys the last wins. The strings a Record keeps
+// share one allocation.
 func Decode(line []byte) (Record, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(line, &raw); err != nil {
-		return Record{}, fmt.Errorf("ledger: %w: not a JSON object: %v", ErrMalformed, err)
-	}
-	if raw == nil {
-		return Record{}, fmt.Errorf("ledger: %w: not a JSON object", ErrMalformed)
+	var f fields
+	if err := scanObject(line, &f); err != nil {
+		return Record{}, err
 	}
 	var r Record
-	v, ok := number(raw["v"])
-	if !ok || v != 1 {
-		return Record{}, fmt.Errorf("ledger: %w: v is not 1", ErrMalformed)
+	if v, _, ok := f.number(line, fV); !ok || v != 1 {
+		return Record{}, errVNot1
 	}
 	r.V = 1
-	if r.PromptID, ok = str(raw["promptId"]); !ok {
-		return Record{}, fmt.Errorf("ledger: %w: promptId is not a string", ErrMalformed)
+	if !f.isString(line, fPromptID) {
+		return Record{}, errPromptID
 	}
-	at, ok := number(raw["at"])
+	at, exact, ok := f.number(line, fAt)
 	if !ok {
-		return Record{}, fmt.Errorf("ledger: %w: at is not a finite number", ErrMalformed)
+		return Record{}, errAt
 	}
-	if at == math.Trunc(at) && math.Abs(at) < 1<<53 {
+	if exact {
 		r.At = int64(at)
 	} else {
 		r.At, r.AtFrac, r.atRaw = int64(at), at, true
 	}
-	if state, _ := str(raw["state"]); state == "in_flight" {
+	if f.equals(line, fState, "in_flight") {
 		r.InFlight = true
-		if t, ok := str(raw["tailUuid"]); ok && t != "" {
-			r.TailUUID = t
+	} else {
+		switch {
+		case f.equals(line, fTerminal, string(Completed)):
+			r.Terminal = Completed
+		case f.equals(line, fTerminal, string(Cancelled)):
+			r.Terminal = Cancelled
+		case f.equals(line, fTerminal, string(Error)):
+			r.Terminal = Error
+		case f.equals(line, fTerminal, string(Interrupted)):
+			r.Terminal = Interrupted
+		default:
+			return Record{}, errNoStateTerm
 		}
-		return r, nil
 	}
-	term, _ := str(raw["terminal"])
-	switch TerminalState(term) {
-	case Completed, Cancelled, Error, Interrupted:
-		r.Terminal = TerminalState(term)
-	default:
-		return Record{}, fmt.Errorf("ledger: %w: neither in_flight nor a known terminal", ErrMalformed)
+	// Decode every kept string into one buffer and convert it once: one
+	// allocation per record instead of one per field.
+	var stack [128]byte
+	b := f.appendString(stack[:0], line, fPromptID)
+	idEnd := len(b)
+	var tailEnd, codeEnd int
+	if r.InFlight {
+		// An empty raw string is the only one that decodes empty.
+		if f.isString(line, fTailUUID) && f[fTailUUID].end-f[fTailUUID].start > 2 {
+			b = f.appendString(b, line, fTailUUID)
+		}
+		tailEnd = len(b)
+	} else {
+		if r.HasCode = f.isString(line, fCode); r.HasCode {
+			b = f.appendString(b, line, fCode)
+		}
+		codeEnd = len(b)
+		if r.HasStopReason = f.isString(line, fStopReason); r.HasStopReason {
+			b = f.appendString(b, line, fStopReason)
+		}
 	}
-	if c, ok := str(raw["code"]); ok {
-		r.Code, r.HasCode = c, true
-	}
-	if s, ok := str(raw["stopReason"]); ok {
-		r.StopReason, r.HasStopReason = s, true
+	s := string(b)
+	r.PromptID = s[:idEnd]
+	if r.InFlight {
+		r.TailUUID = s[idEnd:tailEnd]
+	} else {
+		r.Code = s[idEnd:codeEnd]
+		r.StopReason = s[codeEnd:]
 	}
 	return r, nil
-}
-
-func str(m json.RawMessage) (string, bool) {
-	if len(m) == 0 || m[0] != '"' {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(m, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
-func number(m json.RawMessage) (float64, bool) {
-	if len(m) == 0 || !(m[0] == '-' || (m[0] >= '0' && m[0] <= '9')) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(m), 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0, false // JSON.parse turns 1e400 into Infinity, which is not finite
-	}
-	return f, true
 }
 
 // Read parses a whole ledger (or a tail window of one) the way the reference
