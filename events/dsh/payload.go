@@ -649,6 +649,19 @@ func NewRecord(seq, time int64, p Payload) Record {
 // *Generic and never fail; a known type with data of the wrong shape fails
 // with ErrMalformedData. Absent optional members decode as zero values.
 func DecodePayload(typ string, data json.RawMessage) (Payload, error) {
+	p, ok := fastDecodePayload(typ, data)
+	if !ok {
+		return decodePayloadJSON(typ, data)
+	}
+	if err := validate(p); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrMalformedData, typ, err)
+	}
+	return p, nil
+}
+
+// decodePayloadJSON is DecodePayload through encoding/json: the reference
+// the fast path must agree with, and the path that words every error.
+func decodePayloadJSON(typ string, data json.RawMessage) (Payload, error) {
 	var p Payload
 	switch typ {
 	case TypeTurnStart:

@@ -63,6 +63,37 @@ func (r Record) Clone() Record {
 // its data compacted (a newline inside data would split the line). The error
 // names the event type and seq, as dsh's serializability check does.
 func (r Record) Canonical() (Record, error) {
+	if r.Type != "" && r.Seq >= 0 {
+		if data, ok := appendCompact(make([]byte, 0, len(r.Data)), r.Data); ok {
+			r.Data = data
+			return r, nil
+		}
+	}
+	return r.canonicalJSON()
+}
+
+// AppendCanonical appends r as one line (without the newline), as
+// AppendRecord does with the record Canonical returns, and fails as
+// Canonical does — leaving dst as it was — without copying the data first.
+func AppendCanonical(dst []byte, r Record) ([]byte, error) {
+	if r.Type != "" && r.Seq >= 0 {
+		n := len(dst)
+		dst = appendRecordHead(dst, r)
+		if out, ok := appendCompact(dst, r.Data); ok {
+			return append(out, '}'), nil
+		}
+		dst = dst[:n]
+	}
+	c, err := r.canonicalJSON()
+	if err != nil {
+		return dst, err
+	}
+	return AppendRecord(dst, c), nil
+}
+
+// canonicalJSON is Canonical through encoding/json: the reference the fast
+// path must agree with, and the path that words every error.
+func (r Record) canonicalJSON() (Record, error) {
 	if r.Type == "" {
 		return r, fmt.Errorf("dsh: event at seq %d has no type: %w", r.Seq, ErrNotEvent)
 	}
@@ -85,13 +116,7 @@ func (r Record) Canonical() (Record, error) {
 // order type, seq, time, data. Data is written as given: pass a record
 // through Canonical first when it did not come from this package.
 func AppendRecord(dst []byte, r Record) []byte {
-	dst = append(dst, `{"type":`...)
-	dst = events.AppendJSString(dst, r.Type)
-	dst = append(dst, `,"seq":`...)
-	dst = strconv.AppendInt(dst, r.Seq, 10)
-	dst = append(dst, `,"time":`...)
-	dst = strconv.AppendInt(dst, r.Time, 10)
-	dst = append(dst, `,"data":`...)
+	dst = appendRecordHead(dst, r)
 	if len(r.Data) == 0 {
 		dst = append(dst, "null"...)
 	} else {
@@ -100,11 +125,53 @@ func AppendRecord(dst []byte, r Record) []byte {
 	return append(dst, '}')
 }
 
+// appendRecordHead writes a record line up to the data's first byte.
+func appendRecordHead(dst []byte, r Record) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = events.AppendJSString(dst, r.Type)
+	dst = append(dst, `,"seq":`...)
+	dst = strconv.AppendInt(dst, r.Seq, 10)
+	dst = append(dst, `,"time":`...)
+	dst = strconv.AppendInt(dst, r.Time, 10)
+	return append(dst, `,"data":`...)
+}
+
 // ParseRecord decodes one event line. It checks the envelope only: a JSON
 // object with a string type, an integer seq >= 0, an integer time and a data
 // member. The data is not interpreted here (see Record.Payload), so a log
 // written by a newer vocabulary still scans.
 func ParseRecord(line []byte) (Record, error) {
+	if r, ok := fastParseRecord(line); ok {
+		r.Data = bytes.Clone(r.Data)
+		return r, nil
+	}
+	return parseRecordJSON(line)
+}
+
+// ParseRecordAppend is ParseRecord for a caller parsing many lines: the
+// record's data is appended to buf — to a fresh, larger buffer when buf has
+// no room — instead of getting an allocation of its own, and the grown
+// buffer is returned for the next call. The data's capacity is clipped, so
+// appending to one record's data never writes into another's; the records
+// only share the buffer's lifetime.
+func ParseRecordAppend(buf, line []byte) (Record, []byte, error) {
+	r, ok := fastParseRecord(line)
+	if !ok {
+		r, err := parseRecordJSON(line)
+		return r, buf, err
+	}
+	if n := len(r.Data); cap(buf)-len(buf) < n {
+		buf = make([]byte, 0, max(n, min(2*cap(buf), 1<<20), 4<<10))
+	}
+	start := len(buf)
+	buf = append(buf, r.Data...)
+	r.Data = buf[start:len(buf):len(buf)]
+	return r, buf, nil
+}
+
+// parseRecordJSON is ParseRecord through encoding/json: the reference the
+// fast path must agree with, and the path that words every error.
+func parseRecordJSON(line []byte) (Record, error) {
 	var raw struct {
 		Type *string         `json:"type"`
 		Seq  *json.Number    `json:"seq"`
@@ -199,6 +266,15 @@ func (h *Header) Describe() string {
 // ParseHeader applies dsh's header type guard: type === 'session', a number
 // version, a string id and a number createdAt. Extra keys are tolerated.
 func ParseHeader(line []byte) (Header, error) {
+	if h, ok := fastParseHeader(line); ok {
+		return h, nil
+	}
+	return parseHeaderJSON(line)
+}
+
+// parseHeaderJSON is ParseHeader through encoding/json: the reference the
+// fast path must agree with, and the path that words every error.
+func parseHeaderJSON(line []byte) (Header, error) {
 	var raw struct {
 		Type          *string      `json:"type"`
 		Version       *json.Number `json:"version"`
@@ -324,6 +400,15 @@ func AppendSummary(dst []byte, s Summary) []byte {
 // defaults. dsh treats any failure as "no sidecar"; so do callers, but they
 // get the reason.
 func ParseSummary(b []byte) (SummaryPatch, error) {
+	if p, ok := fastParseSummary(b); ok {
+		return p, nil
+	}
+	return parseSummaryJSON(b)
+}
+
+// parseSummaryJSON is ParseSummary through encoding/json: the reference the
+// fast path must agree with, and the path that words every error.
+func parseSummaryJSON(b []byte) (SummaryPatch, error) {
 	var raw struct {
 		UpdatedAt   *json.Number `json:"updatedAt"`
 		Title       *string      `json:"title"`
