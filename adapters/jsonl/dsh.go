@@ -79,6 +79,21 @@ type dshSession struct {
 	meta         adapters.SessionMeta
 	cursor       int64 // number of events stored
 	materialized bool
+	// paths caches LogPath and the summary's path: a session's id and
+	// cwd never change, and every append needs both.
+	logPath, summaryPath string
+}
+
+// paths returns where st's log and summary live.
+func (l *DSHLog) paths(st *dshSession, id string) (logPath, summaryPath string, err error) {
+	if st.logPath == "" {
+		p, err := l.LogPath(st.meta.Header.Cwd, id)
+		if err != nil {
+			return "", "", err
+		}
+		st.logPath, st.summaryPath = p, dshSummaryPath(p)
+	}
+	return st.logPath, st.summaryPath, nil
 }
 
 var _ adapters.SessionLog = (*DSHLog)(nil)
@@ -115,7 +130,11 @@ func DSHEncodeSegment(raw string) (string, error) {
 	if raw == ".." {
 		return "~002E~002E", nil
 	}
+	if dshSafeSegment(raw) {
+		return raw, nil // what the loop below would build, byte for byte
+	}
 	var b strings.Builder
+	b.Grow(len(raw))
 	unit := func(u uint16) {
 		const hexd = "0123456789ABCDEF"
 		b.WriteByte('~')
@@ -155,6 +174,17 @@ func DSHEncodeSegment(raw string) (string, error) {
 		i += size
 	}
 	return b.String(), nil
+}
+
+// dshSafeSegment reports whether DSHEncodeSegment keeps every byte of raw.
+func dshSafeSegment(raw string) bool {
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // DSHBucket names the directory of a session: "cwd-" and the first 12 hex
@@ -212,18 +242,25 @@ func (l *DSHLog) Append(ctx context.Context, id string, batch []dsh.Record) erro
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	// Check and copy before anything else, so a bad batch is named by its
-	// event and a caller mutating its slice afterwards changes nothing.
-	recs := make([]dsh.Record, len(batch))
+	// Check and serialize before anything else, so a bad batch is named by
+	// its event and a caller mutating its slice afterwards changes nothing.
+	// The seqs must run on from the stored events; all that needs to be kept
+	// of them to check that under the lock is the first seq and the first
+	// place (gap) where they stop counting up by one.
+	if len(batch) == 0 {
+		return nil
+	}
+	lines := make([]byte, 0, dshLinesSize(batch))
+	first, gap, gapSeq := batch[0].Seq, -1, int64(0)
 	for i, r := range batch {
-		c, err := r.Canonical()
-		if err != nil {
+		var err error
+		if lines, err = dsh.AppendCanonical(lines, r); err != nil {
 			return fmt.Errorf("jsonl: session %q: %w", id, err)
 		}
-		recs[i] = c
-	}
-	if len(recs) == 0 {
-		return nil
+		lines = append(lines, '\n')
+		if gap < 0 && r.Seq != first+int64(i) {
+			gap, gapSeq = i, r.Seq
+		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -231,16 +268,18 @@ func (l *DSHLog) Append(ctx context.Context, id string, batch []dsh.Record) erro
 	if err != nil {
 		return err
 	}
-	for i, r := range recs {
-		if want := st.cursor + int64(i); r.Seq != want {
-			return fmt.Errorf("jsonl: append seq mismatch for %q: expected %d at index %d, got %d: %w", id, want, i, r.Seq, adapters.ErrSeqMismatch)
-		}
+	// The first index whose seq is not cursor+index: 0 unless the batch
+	// starts at the cursor, and then the gap.
+	if first != st.cursor {
+		return fmt.Errorf("jsonl: append seq mismatch for %q: expected %d at index %d, got %d: %w", id, st.cursor, 0, first, adapters.ErrSeqMismatch)
 	}
-	path, err := l.LogPath(st.meta.Header.Cwd, id)
+	if gap >= 0 {
+		return fmt.Errorf("jsonl: append seq mismatch for %q: expected %d at index %d, got %d: %w", id, st.cursor+int64(gap), gap, gapSeq, adapters.ErrSeqMismatch)
+	}
+	path, summaryPath, err := l.paths(st, id)
 	if err != nil {
 		return err
 	}
-	lines := dshLines(recs)
 	if !st.materialized {
 		if err := l.materialize(path, st.meta.Header, lines); err != nil {
 			return err
@@ -255,12 +294,12 @@ func (l *DSHLog) Append(ctx context.Context, id string, batch []dsh.Record) erro
 		}
 		return err
 	}
-	st.cursor += int64(len(recs))
+	st.cursor += int64(len(batch))
 	// The log write is the transaction; the summary is recoverable metadata,
 	// so its failure does not fail the append (as in dsh).
 	next := st.meta.Summary
 	next.UpdatedAt = float64(l.opts.Now().UnixMilli())
-	if err := l.writeSummary(path, next); err == nil {
+	if err := l.writeSummary(path, summaryPath, next); err == nil {
 		st.meta.Summary = next
 	}
 	return nil
@@ -387,11 +426,11 @@ func (l *DSHLog) UpdateSummary(ctx context.Context, id string, patch dsh.Summary
 		return err
 	}
 	next := st.meta.Summary.Apply(patch)
-	path, err := l.LogPath(st.meta.Header.Cwd, id)
+	path, summaryPath, err := l.paths(st, id)
 	if err != nil {
 		return err
 	}
-	if err := l.writeSummary(path, next); err != nil {
+	if err := l.writeSummary(path, summaryPath, next); err != nil {
 		return fmt.Errorf("jsonl: update %q: %w", id, err)
 	}
 	st.meta.Summary = next
@@ -539,13 +578,12 @@ func (l *DSHLog) readSummary(logPath string) (dsh.SummaryPatch, bool) {
 
 // writeSummary replaces the summary atomically: temp file (created
 // exclusively, 0600), fsync, rename over, directory fsync.
-func (l *DSHLog) writeSummary(logPath string, s dsh.Summary) error {
+func (l *DSHLog) writeSummary(logPath, final string, s dsh.Summary) error {
 	dir := filepath.Dir(logPath)
 	if err := dshMkdirDurable(l.fs, l.root, dir); err != nil {
 		return err
 	}
-	final := dshSummaryPath(logPath)
-	tmp, err := dshWriteTemp(l.fs, final, dsh.AppendSummary(nil, s))
+	tmp, err := dshWriteTemp(l.fs, final, dsh.AppendSummary(make([]byte, 0, dshSummarySize(s)), s))
 	if err != nil {
 		return err
 	}
@@ -557,6 +595,19 @@ func (l *DSHLog) writeSummary(logPath string, s dsh.Summary) error {
 		return fmt.Errorf("jsonl: sync %s: %w", dir, err)
 	}
 	return nil
+}
+
+// dshSummarySize is about the length of s as JSON, so writing it allocates
+// once: the strings, and at most 64 bytes of keys, number and punctuation.
+func dshSummarySize(s dsh.Summary) int {
+	n := 64
+	if s.Title != nil {
+		n += len(*s.Title)
+	}
+	if s.FirstPrompt != nil {
+		n += len(*s.FirstPrompt)
+	}
+	return n
 }
 
 // materialize writes the header and the first batch as a new log: temp file
@@ -593,7 +644,7 @@ func (l *DSHLog) materialize(path string, h dsh.Header, lines []byte) error {
 }
 
 func dshLines(recs []dsh.Record) []byte {
-	var b []byte
+	b := make([]byte, 0, dshLinesSize(recs))
 	for _, r := range recs {
 		b = dsh.AppendRecord(b, r)
 		b = append(b, '\n')
@@ -601,23 +652,55 @@ func dshLines(recs []dsh.Record) []byte {
 	return b
 }
 
+// dshLinesSize is about the length of recs as lines, so building them
+// allocates once: the data, the type, and the envelope's keys, numbers and
+// newline (at most 76 bytes).
+func dshLinesSize(recs []dsh.Record) int {
+	n := 0
+	for _, r := range recs {
+		n += len(r.Data) + len(r.Type) + 76
+	}
+	return n
+}
+
 // dshWriteTemp writes data to a fresh exclusive temp file next to final and
 // fsyncs it, returning its name.
 func dshWriteTemp(fsys vfs.FS, final string, data []byte) (string, error) {
-	return dshWriteTempFrom(fsys, final, bytes.NewReader(data))
+	return dshWriteTempFrom(fsys, final, data, nil, 0)
 }
 
-func dshWriteTempFrom(fsys vfs.FS, final string, data io.Reader) (string, error) {
+// dshWriteTempFrom is dshWriteTemp for data, or, when src is not nil, for
+// the first size bytes of src.
+func dshWriteTempFrom(fsys vfs.FS, final string, data []byte, src io.ReaderAt, size int64) (string, error) {
 	var rnd [6]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return "", fmt.Errorf("jsonl: temp name: %w", err)
 	}
-	tmp := final + "." + hex.EncodeToString(rnd[:]) + ".tmp"
+	// final + "." + hex(rnd) + ".tmp", built on the stack when it fits, so
+	// the string is the only allocation.
+	var buf [256]byte
+	name := append(buf[:0], final...)
+	name = append(name, '.')
+	name = hex.AppendEncode(name, rnd[:])
+	tmp := string(append(name, ".tmp"...))
 	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", fmt.Errorf("jsonl: create %s: %w", tmp, err)
 	}
-	_, werr := io.Copy(f, data)
+	var werr error
+	if src != nil {
+		// io.Copy's own 32 KiB buffer, or the whole copy when it is smaller:
+		// either way the same reads and writes, without a 32 KiB allocation
+		// per evidence copy of a short log.
+		buf := make([]byte, max(min(size, 32<<10), 1))
+		_, werr = io.CopyBuffer(f, io.NewSectionReader(src, 0, size), buf)
+	} else if len(data) > 0 {
+		// What io.Copy from a bytes.Reader does: one write of everything.
+		var n int
+		if n, werr = f.Write(data); werr == nil && n != len(data) {
+			werr = io.ErrShortWrite
+		}
+	}
 	if werr == nil {
 		werr = f.Sync()
 	}
@@ -816,7 +899,8 @@ func dshScan(r io.Reader, maxLine int) (dshScanResult, error) {
 		res       dshScanResult
 		sawHeader bool
 		hole      *dshHole
-		endAfter  bool // a turn/end at or after the hole
+		endAfter  bool   // a turn/end at or after the hole
+		arena     []byte // holds the events' data: an allocation per few KiB, not per line
 	)
 	for line, err := range events.Lines(cr, maxLine) {
 		if err != nil {
@@ -852,7 +936,7 @@ func dshScan(r io.Reader, maxLine int) (dshScanResult, error) {
 		if line.TooLong {
 			perr = fmt.Errorf("line of %d bytes exceeds %d", line.Size, maxLineOrDefault(maxLine))
 		} else {
-			rec, perr = dsh.ParseRecord(line.Bytes)
+			rec, arena, perr = dsh.ParseRecordAppend(arena, line.Bytes)
 		}
 		switch {
 		case perr != nil:
@@ -927,7 +1011,7 @@ func dshKeepEvidence(fsys vfs.FS, path string, size int64) (string, error) {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("jsonl: evidence: %w", err)
 		}
-		tmp, err := dshWriteTempFrom(fsys, name, io.NewSectionReader(src, 0, size))
+		tmp, err := dshWriteTempFrom(fsys, name, nil, src, size)
 		if err != nil {
 			return "", err
 		}

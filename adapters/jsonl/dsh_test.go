@@ -439,3 +439,52 @@ func TestDSHFailedRollbackIsRepairedBeforeTheNextAppend(t *testing.T) {
 		t.Fatalf("%v %d", err, len(ls.Events))
 	}
 }
+
+// Append reports the first index whose seq does not continue the log, with
+// the seq it expected there, and a record that cannot be written before any
+// seq problem — the rule stated as the loop over the batch it replaced.
+func TestDSHAppendNamesTheFirstBadSeq(t *testing.T) {
+	rec := func(seq int64) dsh.Record {
+		return dsh.NewRecord(seq, 1, &dsh.StepStart{Turn: 1, Step: seq})
+	}
+	model := func(cursor int64, batch []dsh.Record) string {
+		for _, r := range batch {
+			if _, err := r.Canonical(); err != nil {
+				return fmt.Sprintf("jsonl: session %q: %v", "s", err)
+			}
+		}
+		for i, r := range batch {
+			if want := cursor + int64(i); r.Seq != want {
+				return fmt.Sprintf("jsonl: append seq mismatch for %q: expected %d at index %d, got %d: %v", "s", want, i, r.Seq, adapters.ErrSeqMismatch)
+			}
+		}
+		return ""
+	}
+	bad := dsh.Record{Type: "step/start", Seq: 3, Time: 1, Data: []byte(`{"turn":`)}
+	for _, seqs := range [][]int64{{2}, {3}, {1}, {2, 3, 5}, {2, 2}, {3, 4, 5}, {2, 3, 4, -1}, {-5}, {2, 3, 1 << 62}} {
+		for _, withBad := range []bool{false, true} {
+			l := memory.NewDSHLog()
+			l.Create(dshBG, adaptertest.SLMeta("s"))
+			dshMustAppend(t, l, "s", rec(0), rec(1))
+			var batch []dsh.Record
+			for _, s := range seqs {
+				batch = append(batch, rec(s))
+			}
+			if withBad {
+				batch = append(batch, bad)
+			}
+			want := model(2, batch)
+			err := l.Append(dshBG, "s", batch)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != want {
+				t.Errorf("seqs %v (bad record %v): got %q, want %q", seqs, withBad, got, want)
+			}
+			if want != "" && strings.Contains(want, "seq mismatch") != errors.Is(err, adapters.ErrSeqMismatch) {
+				t.Errorf("seqs %v: %v does not wrap ErrSeqMismatch", seqs, err)
+			}
+		}
+	}
+}
