@@ -11,6 +11,9 @@
 // I/O error, tear a write after any prefix, or halt the filesystem at that
 // point (a crash point) until the test reboots it with Crash. Nothing is
 // random unless the test passes its own seeded *rand.Rand (KeepRandom).
+// Clone copies the whole state, synced and unsynced, for the price of its
+// directories (file bytes are shared until written), so a test can crash
+// the copy at a point and carry on with the original.
 //
 // QwenStore is the Qwen ledger/transcript contract (adapters.Store): the
 // production jsonl.QwenStore running on an FS, so simulations exercise the

@@ -40,6 +40,43 @@ const (
 	OpLock     Op = "lock"
 )
 
+// ops lists the operations in the order of FS.counts.
+var ops = [...]Op{OpOpen, OpRead, OpWrite, OpSync, OpTruncate, OpStat, OpRename, OpLink, OpRemove, OpMkdir, OpReadDir, OpSyncDir, OpLock}
+
+// opIndex is op's index in ops, or -1: counting every operation through a
+// map keyed by a string was a visible share of the simulator's time.
+func opIndex(op Op) int {
+	switch op {
+	case OpOpen:
+		return 0
+	case OpRead:
+		return 1
+	case OpWrite:
+		return 2
+	case OpSync:
+		return 3
+	case OpTruncate:
+		return 4
+	case OpStat:
+		return 5
+	case OpRename:
+		return 6
+	case OpLink:
+		return 7
+	case OpRemove:
+		return 8
+	case OpMkdir:
+		return 9
+	case OpReadDir:
+		return 10
+	case OpSyncDir:
+		return 11
+	case OpLock:
+		return 12
+	}
+	return -1
+}
+
 // ErrInjected is the I/O error a Fault returns unless it names its own. It
 // wraps syscall.EIO so callers that classify errno see a real disk error.
 var ErrInjected = fmt.Errorf("memory: injected I/O error: %w", syscall.EIO)
@@ -82,38 +119,100 @@ type Fault struct {
 // The zero value is not usable; call NewFS.
 type FS struct {
 	mu     sync.Mutex
-	cond   *sync.Cond
+	cond   sync.Cond // L is &mu
 	root   *node
 	faults []*Fault
 	halted bool
-	gen    uint64 // bumped by Crash; handles and locks from an older gen are dead
-	locks  map[string]uint64
-	counts map[Op]int
+	gen    uint64            // bumped by Crash; handles and locks from an older gen are dead
+	locks  map[string]uint64 // nil until the first Lock
+	counts [len(ops)]int
+	// walkMark numbers the walks over the tree (Clone, Crash), so that a
+	// node's mark says whether the walk running now has visited it.
+	walkMark uint64
 }
 
 type node struct {
-	dir  bool
-	mode fs.FileMode
+	dir bool
+	// shared says data's and synced's arrays may also be read through other
+	// slices — each other's (after a crash), or another FS's (a Clone's, or
+	// the one this is a Clone of) — so they are copied (own) before any write
+	// inside their lengths. Writes past a length need no copy: a slice that
+	// has room past its length is the only one that reaches there, because
+	// Clone and Crash hand out slices whose capacity is their length.
+	shared bool
+	mode   fs.FileMode
 	// files
 	data   []byte
-	synced []byte // never aliases data
+	synced []byte // aliases data only while shared
 	// dirty is the lowest offset changed since the last sync (len(data) when
 	// clean), so a sync copies only what changed and a crash can tell an
 	// append (everything below len(synced) intact) from an overwrite.
 	dirty int
 	// directories
-	entries       map[string]*node
-	syncedEntries map[string]*node
+	entries       dirents
+	syncedEntries dirents
+	// mark and idx are scratch for walks over the tree: a node whose mark is
+	// the FS's current walkMark has been visited, and idx is its place in
+	// the Clone being made.
+	mark uint64
+	idx  int
+}
+
+// dirent is one name in a directory.
+type dirent struct {
+	name string
+	n    *node
+}
+
+// dirents is a directory's entries sorted by name. Directories here hold a
+// handful of names: a sorted slice is looked up as fast as a map, needs no
+// sort for ReadDir or Crash, and SyncDir, Crash and Clone copy it whole
+// where a map has to be rebuilt entry by entry.
+type dirents []dirent
+
+func (d dirents) find(name string) (int, bool) {
+	return slices.BinarySearchFunc(d, name, func(e dirent, name string) int { return strings.Compare(e.name, name) })
+}
+
+func (d dirents) get(name string) (*node, bool) {
+	if i, ok := d.find(name); ok {
+		return d[i].n, true
+	}
+	return nil, false
+}
+
+func (d *dirents) set(name string, n *node) {
+	i, ok := d.find(name)
+	if ok {
+		(*d)[i].n = n
+		return
+	}
+	*d = slices.Insert(*d, i, dirent{name, n})
+}
+
+func (d *dirents) del(name string) {
+	if i, ok := d.find(name); ok {
+		*d = slices.Delete(*d, i, i+1)
+	}
+}
+
+// own gives n private copies of its byte arrays before a write inside them.
+func (n *node) own() {
+	if n.shared {
+		n.data = bytes.Clone(n.data)
+		n.synced = bytes.Clone(n.synced)
+		n.shared = false
+	}
 }
 
 func newDir(mode fs.FileMode) *node {
-	return &node{dir: true, mode: fs.ModeDir | mode.Perm(), entries: map[string]*node{}, syncedEntries: map[string]*node{}}
+	return &node{dir: true, mode: fs.ModeDir | mode.Perm()}
 }
 
 // NewFS returns an empty filesystem whose root directory "/" exists durably.
 func NewFS() *FS {
-	m := &FS{root: newDir(0o755), locks: map[string]uint64{}, counts: map[Op]int{}}
-	m.cond = sync.NewCond(&m.mu)
+	m := &FS{root: newDir(0o755)}
+	m.cond.L = &m.mu
 	return m
 }
 
@@ -143,7 +242,10 @@ func (m *FS) ClearFaults() {
 func (m *FS) Count(op Op) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.counts[op]
+	if i := opIndex(op); i >= 0 {
+		return m.counts[i]
+	}
+	return 0
 }
 
 // Halted reports whether a crash fault has fired and the FS awaits Crash.
@@ -167,44 +269,136 @@ func (m *FS) Crash() { m.CrashKeeping(nil) }
 func (m *FS) CrashKeeping(keep func(name string, unsynced []byte) int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	seen := map[*node]bool{}
+	m.walkMark++
+	mark := m.walkMark
 	var walk func(dir *node, p string)
 	walk = func(dir *node, p string) {
-		dir.entries = maps(dir.syncedEntries)
-		names := slices.Sorted(keys(dir.entries))
-		for _, name := range names {
-			n := dir.entries[name]
-			if seen[n] {
+		dir.entries = slices.Clone(dir.syncedEntries)
+		for _, e := range dir.entries {
+			n := e.n
+			if n.mark == mark {
 				continue
 			}
-			seen[n] = true
-			child := path.Join(p, name)
+			n.mark = mark
 			if n.dir {
-				walk(n, child)
+				sub := "" // paths are only for keep
+				if keep != nil {
+					sub = join(p, e.name)
+				}
+				walk(n, sub)
 				continue
 			}
+			ls := len(n.synced)
 			k := 0
-			if keep != nil && len(n.data) > len(n.synced) && n.dirty >= len(n.synced) {
-				extra := n.data[len(n.synced):]
-				k = min(max(keep(child, bytes.Clone(extra)), 0), len(extra))
+			if keep != nil && len(n.data) > ls && n.dirty >= ls {
+				extra := n.data[ls:]
+				k = min(max(keep(join(p, e.name), bytes.Clone(extra)), 0), len(extra))
 			}
-			// An unsynced truncation can leave data shorter than synced; k is
-			// then 0 and only the synced bytes survive.
-			kept := bytes.Clone(n.synced)
+			// What survives is the synced bytes and the kept prefix of the
+			// appended ones. An unsynced truncation can leave data shorter
+			// than synced; k is then 0 and only the synced bytes survive.
+			// With k > 0 dirty is at or past len(synced), so data begins with
+			// the synced bytes: either way the survivor is a prefix of an
+			// array the node has, and data and synced both become it, shared
+			// rather than copied.
+			kept := n.synced[:ls:ls]
 			if k > 0 {
-				kept = append(kept, n.data[len(n.synced):len(n.synced)+k]...)
+				kept = n.data[: ls+k : ls+k]
 			}
-			n.data = kept
-			n.synced = bytes.Clone(n.data)
-			n.dirty = len(n.data)
+			n.data, n.synced = kept, kept
+			n.dirty = len(kept)
+			n.shared = true
 		}
 	}
-	seen[m.root] = true
+	m.root.mark = mark
 	walk(m.root, "/")
 	m.halted = false
 	m.gen++
-	m.locks = map[string]uint64{}
+	m.locks = nil
 	m.cond.Broadcast()
+}
+
+// Clone returns an independent copy of the filesystem as it is now: every
+// directory and file, each file's synced and unsynced bytes, each directory's
+// present and synced entries, and permissions, so that a crash of the copy
+// leaves what a crash of m would have. Names that share a node in m (hard
+// links, and an entry that is present under one name and durable under
+// another after a rename) share one node in the copy. Nothing else carries
+// over: the copy has no open files, holds no locks, has no faults armed and
+// has counted no operations. A halted m gives a halted copy: its process died
+// at the crash point, so the copy's page cache may only be crashed, and every
+// operation on it returns ErrCrashed until its Crash. Writes, syncs, renames
+// and crashes on either never show on the other.
+//
+// The copy is cheap: file bytes are shared until one side writes inside them.
+func (m *FS) Clone() *FS {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.walkMark++
+	mark := m.walkMark
+	// Number the nodes reachable from the root through present or synced
+	// entries, each once however many names it has, and count the entries.
+	var buf [32]*node
+	order := append(buf[:0], m.root)
+	m.root.mark, m.root.idx = mark, 0
+	nents := 0
+	for i := 0; i < len(order); i++ {
+		n := order[i]
+		nents += len(n.entries) + len(n.syncedEntries)
+		for _, es := range [2]dirents{n.entries, n.syncedEntries} {
+			for _, e := range es {
+				if e.n.mark != mark {
+					e.n.mark, e.n.idx = mark, len(order)
+					order = append(order, e.n)
+				}
+			}
+		}
+	}
+	slab := make([]node, len(order))
+	ents := make(dirents, nents)
+	// carve hands out the next len(d) entries of ents remapped to the
+	// clone's nodes, with no room to append into its neighbour's.
+	carve := func(d dirents) dirents {
+		if len(d) == 0 {
+			return nil
+		}
+		out := ents[:len(d):len(d)]
+		ents = ents[len(d):]
+		for i, e := range d {
+			out[i] = dirent{e.name, &slab[e.n.idx]}
+		}
+		return out
+	}
+	for i, n := range order {
+		c := &slab[i]
+		c.dir, c.mode = n.dir, n.mode
+		if n.dir {
+			c.entries, c.syncedEntries = carve(n.entries), carve(n.syncedEntries)
+			continue
+		}
+		// Each side's slice ends at its capacity or is the one it had, and
+		// both are marked shared: see node.shared.
+		c.data = n.data[:len(n.data):len(n.data)]
+		c.synced = n.synced[:len(n.synced):len(n.synced)]
+		c.dirty = n.dirty
+		c.shared = true
+		n.shared = true
+	}
+	c := &FS{root: &slab[0], halted: m.halted}
+	c.cond.L = &c.mu
+	return c
+}
+
+// join is path.Join(dir, name) for a dir that Join returned and one entry's
+// name, without Join's cleaning pass when there is nothing to clean.
+func join(dir, name string) string {
+	switch {
+	case name == "" || name == "." || name == "..":
+		return path.Join(dir, name)
+	case dir == "/":
+		return "/" + name
+	}
+	return dir + "/" + name
 }
 
 // KeepRandom returns a keep function for CrashKeeping that keeps a prefix of
@@ -234,13 +428,14 @@ func (m *FS) DurableFile(name string) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	dir := m.root
-	parts := split(name)
-	for i, p := range parts {
-		n, ok := dir.syncedEntries[p]
+	for rest := clean(name)[1:]; rest != ""; {
+		var p string
+		p, rest = next(rest)
+		n, ok := dir.syncedEntries.get(p)
 		if !ok {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
 		}
-		if i == len(parts)-1 {
+		if rest == "" {
 			if n.dir {
 				return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
 			}
@@ -270,45 +465,28 @@ func (m *FS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 	// Make every ancestor durable too, so the fixture survives any Crash.
 	dir := m.root
 	for _, p := range parts[:len(parts)-1] {
-		child := dir.entries[p]
-		dir.syncedEntries[p] = child
+		child, _ := dir.entries.get(p)
+		dir.syncedEntries.set(p, child)
 		dir = child
 	}
 	last := parts[len(parts)-1]
-	n, ok := dir.entries[last]
+	n, ok := dir.entries.get(last)
 	if ok && n.dir {
 		return &fs.PathError{Op: "write", Path: name, Err: syscall.EISDIR}
 	}
 	if !ok {
 		n = &node{mode: perm.Perm()}
-		dir.entries[last] = n
+		dir.entries.set(last, n)
 	}
-	dir.syncedEntries[last] = n
+	dir.syncedEntries.set(last, n)
 	n.data = bytes.Clone(data)
 	n.synced = bytes.Clone(data)
 	n.dirty = len(data)
+	n.shared = false
 	return nil
 }
 
 // --- internals ---
-
-func keys(m map[string]*node) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-func maps(m map[string]*node) map[string]*node {
-	out := make(map[string]*node, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
 
 // split turns an OS path into components below the root. Relative paths are
 // taken relative to the root: the memory FS has no working directory.
@@ -321,19 +499,70 @@ func split(name string) []string {
 	return strings.Split(c, "/")
 }
 
-func clean(name string) string { return "/" + strings.Join(split(name), "/") }
+// clean is "/" joined with split(name). It is on every operation's path, so a
+// name that is already in that form (what filepath.Join gives the adapters)
+// is returned as it is, without allocating.
+func clean(name string) string {
+	if isClean(name) {
+		return name
+	}
+	return "/" + strings.Join(split(name), "/")
+}
+
+// isClean reports whether clean(name) == name: rooted, no trailing slash, and
+// no empty, "." or ".." element. Only where '/' is the separator: elsewhere
+// filepath.Clean also rewrites separators.
+func isClean(name string) bool {
+	if filepath.Separator != '/' || len(name) == 0 || name[0] != '/' {
+		return false
+	}
+	if len(name) == 1 {
+		return true
+	}
+	start := 1
+	for i := 1; i <= len(name); i++ {
+		if i < len(name) && name[i] != '/' {
+			continue
+		}
+		switch name[start:i] {
+		case "", ".", "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
+
+// next splits the first element off rest, a path that clean returned less
+// its leading slash; the elements it yields are those of split.
+func next(rest string) (elem, tail string) {
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return rest[:i], rest[i+1:]
+	}
+	return rest, ""
+}
 
 // check counts one occurrence of op on p and reports the fault that fires on
 // it, if any. Callers hold m.mu.
 func (m *FS) check(op Op, p string) (*Fault, error) {
-	m.counts[op]++
+	if i := opIndex(op); i >= 0 {
+		m.counts[i]++
+	}
 	if m.halted {
 		return nil, ErrCrashed
 	}
-	cp := clean(p)
+	cp, cleaned := "", false
 	for i, f := range m.faults {
-		if f.Op != op || (f.Path != "" && clean(f.Path) != cp) {
+		if f.Op != op {
 			continue
+		}
+		if f.Path != "" {
+			if !cleaned {
+				cp, cleaned = clean(p), true
+			}
+			if clean(f.Path) != cp {
+				continue
+			}
 		}
 		f.seen++
 		if f.seen < f.Nth {
@@ -373,11 +602,13 @@ func (m *FS) gate(op Op, p string) error {
 
 func (m *FS) lookup(name string) (*node, error) {
 	n := m.root
-	for _, p := range split(name) {
+	for rest := clean(name)[1:]; rest != ""; {
+		var p string
+		p, rest = next(rest)
 		if !n.dir {
 			return nil, syscall.ENOTDIR
 		}
-		c, ok := n.entries[p]
+		c, ok := n.entries.get(p)
 		if !ok {
 			return nil, fs.ErrNotExist
 		}
@@ -388,18 +619,26 @@ func (m *FS) lookup(name string) (*node, error) {
 
 // parent resolves the directory holding name and name's last component.
 func (m *FS) parent(name string) (*node, string, error) {
-	parts := split(name)
-	if len(parts) == 0 {
+	c := clean(name)
+	if c == "/" {
 		return nil, "", syscall.EINVAL // the root has no parent entry
 	}
-	dir, err := m.lookup("/" + strings.Join(parts[:len(parts)-1], "/"))
+	// The directory is looked up by its own path, cleaned again: a relative
+	// name's leading ".." elements resolve to the root there, as they always
+	// have.
+	i := strings.LastIndexByte(c, '/')
+	dirPath := c[:i]
+	if i == 0 {
+		dirPath = "/"
+	}
+	dir, err := m.lookup(dirPath)
 	if err != nil {
 		return nil, "", err
 	}
 	if !dir.dir {
 		return nil, "", syscall.ENOTDIR
 	}
-	return dir, parts[len(parts)-1], nil
+	return dir, c[i+1:], nil
 }
 
 // --- vfs.FS ---
@@ -417,7 +656,7 @@ func (m *FS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error)
 	if err != nil {
 		return nil, pe(err)
 	}
-	n, ok := dir.entries[base]
+	n, ok := dir.entries.get(base)
 	switch {
 	case ok && flag&(syscall.O_CREAT|syscall.O_EXCL) == syscall.O_CREAT|syscall.O_EXCL:
 		return nil, pe(fs.ErrExist)
@@ -427,7 +666,7 @@ func (m *FS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error)
 		return nil, pe(fs.ErrNotExist)
 	case !ok:
 		n = &node{mode: perm.Perm()}
-		dir.entries[base] = n
+		dir.entries.set(base, n)
 	}
 	acc := flag & (syscall.O_RDONLY | syscall.O_WRONLY | syscall.O_RDWR)
 	if flag&syscall.O_TRUNC != 0 && acc != syscall.O_RDONLY {
@@ -473,8 +712,8 @@ func (m *FS) Rename(oldpath, newpath string) error {
 	if err != nil {
 		return le(err)
 	}
-	t, exists := nd.entries[nb]
-	n, ok := od.entries[ob]
+	t, exists := nd.entries.get(nb)
+	n, ok := od.entries.get(ob)
 	if !ok {
 		return le(fs.ErrNotExist)
 	}
@@ -492,8 +731,8 @@ func (m *FS) Rename(oldpath, newpath string) error {
 	if exists && n.dir {
 		return le(syscall.ENOTDIR)
 	}
-	delete(od.entries, ob)
-	nd.entries[nb] = n
+	od.entries.del(ob)
+	nd.entries.set(nb, n)
 	return nil
 }
 
@@ -512,13 +751,13 @@ func (m *FS) Link(oldpath, newpath string) error {
 	if err != nil {
 		return le(err)
 	}
-	if _, ok := nd.entries[nb]; ok {
+	if _, ok := nd.entries.get(nb); ok {
 		return le(fs.ErrExist) // link(2) reports EEXIST before refusing a directory
 	}
 	if n.dir {
 		return le(syscall.EPERM)
 	}
-	nd.entries[nb] = n
+	nd.entries.set(nb, n)
 	return nil
 }
 
@@ -533,14 +772,14 @@ func (m *FS) Remove(name string) error {
 	if err != nil {
 		return pe(err)
 	}
-	n, ok := dir.entries[base]
+	n, ok := dir.entries.get(base)
 	if !ok {
 		return pe(fs.ErrNotExist)
 	}
 	if n.dir && len(n.entries) > 0 {
 		return pe(syscall.ENOTEMPTY)
 	}
-	delete(dir.entries, base)
+	dir.entries.del(base)
 	return nil
 }
 
@@ -554,11 +793,13 @@ func (m *FS) MkdirAll(p string, perm fs.FileMode) error {
 		return pe(err)
 	}
 	dir := m.root
-	for _, c := range split(p) {
-		n, ok := dir.entries[c]
+	for rest := clean(p)[1:]; rest != ""; {
+		var c string
+		c, rest = next(rest)
+		n, ok := dir.entries.get(c)
 		if !ok {
 			n = newDir(perm)
-			dir.entries[c] = n
+			dir.entries.set(c, n)
 		} else if !n.dir {
 			return pe(syscall.ENOTDIR)
 		}
@@ -581,11 +822,9 @@ func (m *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !n.dir {
 		return nil, pe(syscall.ENOTDIR)
 	}
-	names := slices.Sorted(keys(n.entries))
-	out := make([]fs.DirEntry, 0, len(names))
-	for _, e := range names {
-		c := n.entries[e]
-		out = append(out, fs.FileInfoToDirEntry(info{name: e, n: c, size: int64(len(c.data))}))
+	out := make([]fs.DirEntry, 0, len(n.entries))
+	for _, e := range n.entries {
+		out = append(out, fs.FileInfoToDirEntry(info{name: e.name, n: e.n, size: int64(len(e.n.data))}))
 	}
 	return out, nil
 }
@@ -604,7 +843,7 @@ func (m *FS) SyncDir(name string) error {
 	if !n.dir {
 		return pe(syscall.ENOTDIR)
 	}
-	n.syncedEntries = maps(n.entries)
+	n.syncedEntries = slices.Clone(n.entries)
 	return nil
 }
 
@@ -619,13 +858,19 @@ func (m *FS) Lock(name string) (vfs.Unlocker, error) {
 		return nil, pe(err)
 	}
 	// Like vfs.OS, create missing parent directories (0700, not durable).
-	parts := split(name)
+	key := clean(name)
 	d := m.root
-	for _, c := range parts[:max(len(parts)-1, 0)] {
-		n, ok := d.entries[c]
+	var rest string // the elements of name but its last
+	if i := strings.LastIndexByte(key, '/'); i > 0 {
+		rest = key[1:i]
+	}
+	for rest != "" {
+		var c string
+		c, rest = next(rest)
+		n, ok := d.entries.get(c)
 		if !ok {
 			n = newDir(0o700)
-			d.entries[c] = n
+			d.entries.set(c, n)
 		} else if !n.dir {
 			return nil, pe(syscall.ENOTDIR)
 		}
@@ -635,12 +880,11 @@ func (m *FS) Lock(name string) (vfs.Unlocker, error) {
 	if err != nil {
 		return nil, pe(err)
 	}
-	if n, ok := dir.entries[base]; !ok {
-		dir.entries[base] = &node{mode: 0o600}
+	if n, ok := dir.entries.get(base); !ok {
+		dir.entries.set(base, &node{mode: 0o600})
 	} else if n.dir {
 		return nil, pe(syscall.EISDIR)
 	}
-	key := clean(name)
 	gen := m.gen
 	for {
 		if m.halted || m.gen != gen {
@@ -650,6 +894,9 @@ func (m *FS) Lock(name string) (vfs.Unlocker, error) {
 			break
 		}
 		m.cond.Wait()
+	}
+	if m.locks == nil {
+		m.locks = map[string]uint64{}
 	}
 	m.locks[key] = gen
 	return &lock{fs: m, key: key, gen: gen}, nil
@@ -767,10 +1014,19 @@ func (f *file) Write(p []byte) (int, error) {
 	}
 	f.n.dirty = min(f.n.dirty, int(f.pos))
 	end := f.pos + int64(len(land))
-	if end > int64(len(f.n.data)) {
-		f.n.data = append(f.n.data, make([]byte, end-int64(len(f.n.data)))...)
+	switch {
+	case f.pos == int64(len(f.n.data)):
+		// The common append: no zero fill to overwrite.
+		f.n.data = append(f.n.data, land...)
+	default:
+		if f.pos < int64(len(f.n.data)) {
+			f.n.own()
+		}
+		if end > int64(len(f.n.data)) {
+			f.n.data = append(f.n.data, make([]byte, end-int64(len(f.n.data)))...)
+		}
+		copy(f.n.data[f.pos:end], land)
 	}
-	copy(f.n.data[f.pos:end], land)
 	f.pos = end
 	if fault != nil {
 		return len(land), f.pe("write", fault.err())
@@ -834,6 +1090,9 @@ func (f *file) Sync() error {
 		return f.pe("sync", err)
 	}
 	k := min(f.n.dirty, len(f.n.synced))
+	if k < len(f.n.synced) {
+		f.n.own() // the append below rewrites synced from k on
+	}
 	f.n.synced = append(f.n.synced[:k], f.n.data[k:]...)
 	f.n.dirty = len(f.n.data)
 	return nil
