@@ -3,18 +3,26 @@ package simulations
 import (
 	"context"
 	"testing"
+	"time"
 )
 
-// BenchmarkScenario measures whole scenarios (model, crash, both
-// reconciliations, the second recovery, the dsh log): the per-core rate is
-// 1e9 / ns/op.
+// BenchmarkScenario measures whole crash scenarios (the model's timeline,
+// each crash point's fork, crash, both recoveries, the second recovery, and
+// the run's dsh log): one op is one model run of CrashesPerRun scenarios,
+// and ns/scenario is the per-core cost (per-core rate = 1e9 / ns/scenario).
 func BenchmarkScenario(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		r := RunScenario(ctx, 1, i, false)
-		if len(r.Violations) > 0 && r.Tailproof.Wrong == 0 {
-			b.Fatal(r.Violations)
-		}
+	run, scenarios := 0, 0
+	start := time.Now()
+	for b.Loop() {
+		runModel(ctx, 1, run, 0, CrashesPerRun, false, func(r Result) {
+			scenarios++
+			if len(r.Violations) > 0 || len(r.WrongTerminals) > 0 {
+				b.Fatal(r.Violations, r.WrongTerminals)
+			}
+		})
+		run++
 	}
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(scenarios), "ns/scenario")
 }

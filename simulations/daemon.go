@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/tailproof/tailproof/adapters/jsonl"
@@ -282,6 +283,9 @@ func (d *Daemon) idle() bool { return d.running == nil && d.bg == nil }
 // daemon's runtime does; a refusal means the model fed it an inconsistent
 // stream, which is a model failure.
 func (d *Daemon) observe(c ownership.Class, ph ownership.Phase, turn string) {
+	if d.adm == nil {
+		return // a fork: its process only runs to its crash, admission is the timeline's
+	}
 	if err := d.adm.Observe(d.ctx, ownership.Event{Class: c, Phase: ph, Turn: turn}); err != nil {
 		d.violations = append(d.violations, "admission: "+err.Error())
 	}
@@ -686,7 +690,9 @@ func (d *Daemon) crash(kind CrashKind) error {
 		p.dead = true
 	}
 	d.queue, d.running, d.bg, d.wedged = nil, nil, nil, nil
-	d.adm = machines.NewAdmission()
+	if d.adm != nil {
+		d.adm = machines.NewAdmission()
+	}
 	// What survived of the transcript, as the restarted daemon sees it.
 	data, err := d.mem.ReadFile(d.tpath)
 	if err != nil {
@@ -747,4 +753,58 @@ func (d *Daemon) checkAcked() error {
 
 func isCrash(err error) bool {
 	return errors.Is(err, memory.ErrCrashed) || errors.Is(err, memory.ErrInjected)
+}
+
+// fork returns an independent copy of the daemon as it is now — its
+// filesystem (durable and page-cache bytes), its store, the prompts and
+// their truth, the turns it is running — drawing from src from here on. The
+// fork is a process that will only run to a crash: it has no admission
+// machine (continuations are probed on the timeline) and none of the
+// timeline's violations, wrong terminals or counters. Nothing the fork does
+// reaches d, and d's next actions never reach the fork.
+func (d *Daemon) fork(src Source) (*Daemon, error) {
+	f := &Daemon{ctx: d.ctx, src: src, prof: d.prof, ver: d.ver, sid: d.sid, tpath: d.tpath, lpath: d.lpath,
+		clock: d.clock, seq: d.seq, size: d.size, endsNL: d.endsNL, last: d.last, crashes: d.crashes, armed: d.armed}
+	f.mem = d.mem.Clone()
+	f.store = memory.NewQwenStoreOn(f.mem, d.store.Layout())
+	if d.tf != nil {
+		tf, err := f.mem.OpenFile(f.tpath, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return nil, fmt.Errorf("simulations: fork: reopen transcript: %w", err)
+		}
+		f.tf = tf
+	}
+	remap := make(map[*prompt]*prompt, len(d.prompts))
+	f.prompts = make([]*prompt, len(d.prompts))
+	f.byID = make(map[string]*prompt, len(d.prompts))
+	for i, p := range d.prompts {
+		c := *p
+		f.prompts[i], f.byID[c.id], remap[p] = &c, &c, &c
+	}
+	f.queue = make([]*prompt, len(d.queue))
+	for i, p := range d.queue {
+		f.queue[i] = remap[p]
+	}
+	// A turn's steps are never written in place (advance reslices, Deadline
+	// builds a new slice), so the copy may share them.
+	cp := func(t *turn) *turn {
+		if t == nil {
+			return nil
+		}
+		c := *t
+		if t.p != nil {
+			c.p = remap[t.p]
+		}
+		return &c
+	}
+	f.running, f.bg = cp(d.running), cp(d.bg)
+	for _, t := range d.wedged {
+		f.wedged = append(f.wedged, cp(t))
+	}
+	f.recs = slices.Clone(d.recs)
+	f.acked = slices.Clone(d.acked)
+	if d.trace != nil {
+		f.trace = slices.Clone(d.trace)
+	}
+	return f, nil
 }

@@ -31,9 +31,26 @@
 //     or skips reconciliation (a restore that bypassed it) and keeps going.
 //
 // The daemon's clock is a model variable: it may stand still (equal
-// milliseconds) or step back. Every choice comes from a Source: a seeded
-// math/rand/v2 generator per scenario (seed, index) in runs, rapid's draws in
-// the property tests, so failures shrink to a minimal interleaving.
+// milliseconds) or step back. Every choice comes from a Source: seeded
+// math/rand/v2 generators in runs, rapid's draws in the property tests, so
+// failures shrink to a minimal interleaving.
+//
+// # Runs and crash points
+//
+// A model run is one daemon's timeline of actions (restarts included). It
+// has CrashesPerRun crash points drawn along it; at each, the daemon is
+// forked — its filesystem with durable and page-cache bytes
+// (memory.FS.Clone), its store, its prompts and their truth, the turns it is
+// running — and only the fork crashes (possibly inside one more ledger
+// append), is recovered under both rule sets and is scored, while the
+// timeline goes on as if nothing happened. Scenario k of a seed is crash
+// point k%CrashesPerRun of model run k/CrashesPerRun; the run's actions and
+// crash points come from the run's own stream, each scenario's crash from
+// the scenario's own (seed, k) stream, so any scenario replays alone
+// (RunScenario), scoring and tracing exactly as inside its run
+// (TestForksAreIndependent). The timeline's own findings — restart
+// reconciliations, admission probes, model failures — are reported once, by
+// the next crash point after them.
 //
 // # Ground truth and scoring
 //
@@ -55,7 +72,8 @@
 // after every crash; the store never fails; the continuation admission
 // machine (fed the model's live turns) refuses while a prompt or background
 // turn is live and admits when nothing is. The same turn shapes drive one
-// dsh session log per scenario through adapters.SessionLog, crashed inside a
+// dsh session log per model run (reported with its crash point 0) through
+// adapters.SessionLog, crashed inside a
 // random append at a random byte: every acknowledged event survives and the
 // loaded log is balanced; a second load repairs nothing.
 //

@@ -17,6 +17,7 @@ import (
 
 // DSHResult is one dsh log driven to a crash and loaded back.
 type DSHResult struct {
+	Ran        bool // a dsh log was driven (one per model run)
 	Appended   int // events acknowledged before the crash
 	Repaired   bool
 	Violations []string
@@ -82,7 +83,7 @@ func dshBatches(src Source, prof *Profile) [][]dsh.Record {
 // a fresh process. Invariants: every acknowledged event survives, in order;
 // the loaded log is balanced (no open turn); a second load changes nothing.
 func RunDSH(ctx context.Context, src Source, prof *Profile) DSHResult {
-	var res DSHResult
+	res := DSHResult{Ran: true}
 	fail := func(format string, args ...any) DSHResult {
 		res.Violations = append(res.Violations, "dsh: "+fmt.Sprintf(format, args...))
 		return res

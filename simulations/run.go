@@ -78,24 +78,30 @@ func Run(ctx context.Context, cfg Config) Report {
 		done atomic.Int64
 		wg   sync.WaitGroup
 	)
-	next.Store(int64(cfg.First))
-	end := int64(cfg.First + cfg.Runs)
+	// Workers take whole model runs; a run emits its crash points that fall
+	// in [First, First+Runs).
+	first, end := cfg.First, cfg.First+cfg.Runs
+	next.Store(int64(first / CrashesPerRun))
+	lastRun := int64((end - 1) / CrashesPerRun)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				i := next.Add(1) - 1
-				if i >= end {
+				run := int(next.Add(1) - 1)
+				if int64(run) > lastRun {
 					return
 				}
-				r := RunScenario(ctx, cfg.Seed, int(i), false)
-				mu.Lock()
-				rep.add(r, byClass, keep)
-				mu.Unlock()
-				if cfg.Progress != nil {
-					cfg.Progress(int(done.Add(1)))
-				}
+				from := max(first-run*CrashesPerRun, 0)
+				to := min(end-run*CrashesPerRun, CrashesPerRun)
+				runModel(ctx, cfg.Seed, run, from, to, false, func(r Result) {
+					mu.Lock()
+					rep.add(r, byClass, keep)
+					mu.Unlock()
+					if cfg.Progress != nil {
+						cfg.Progress(int(done.Add(1)))
+					}
+				})
 			}
 		}()
 	}
@@ -119,7 +125,7 @@ func sortViolations(v []Violation) {
 
 func (rep *Report) add(r Result, byClass []ClassReport, keep int) {
 	rep.Scenarios++
-	c := &byClass[r.Index%len(byClass)]
+	c := &byClass[r.ClassIndex]
 	c.Scenarios++
 	c.Tailproof.add(r.Tailproof)
 	c.Reference.add(r.Reference)
@@ -130,7 +136,9 @@ func (rep *Report) add(r Result, byClass []ClassReport, keep int) {
 	rep.RestartDecided += r.RestartDecided
 	rep.Continues += r.Continues
 	rep.WedgedWindow += r.WedgedWindow
-	rep.DSHLogs++
+	if r.DSH.Ran {
+		rep.DSHLogs++
+	}
 	if r.DSH.Repaired {
 		rep.DSHRepaired++
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/memory"
@@ -103,6 +104,8 @@ type Result struct {
 	Seed      uint64
 	Index     int
 	Class     string
+	// ClassIndex indexes Classes().
+	ClassIndex int
 	Tailproof Tally
 	Reference Tally
 	// Violations are invariant failures other than wrong terminals
@@ -216,8 +219,116 @@ func scenarioRand(seed uint64, index int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, uint64(index)^0x9e3779b97f4a7c15))
 }
 
-// RunScenario runs scenario index of seed and scores it.
+// modelRand drives model run run of seed (its actions and crash points);
+// dshRand its dsh log. Distinct streams from every scenario's own.
+func modelRand(seed uint64, run int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed^0x5851f42d4c957f2d, uint64(run)^0xc2b2ae3d27d4eb4f))
+}
+
+func dshRand(seed uint64, run int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed^0x94d049bb133111eb, uint64(run)^0xbf58476d1ce4e5b9))
+}
+
+// CrashesPerRun is how many crash scenarios one model run yields. A model
+// run is one daemon's timeline of actions; at each of its crash points the
+// daemon — filesystem, page cache, prompts and their truth, running turns —
+// is forked, and the fork alone is crashed, recovered under both rule sets
+// and scored, while the timeline goes on uncrashed. Scenario k is crash
+// point k%CrashesPerRun of model run k/CrashesPerRun. Forking instead of
+// re-running the model per crash is what lets a run cover a million crashes
+// quickly; each scenario's crash, its recovery and its invariants are whole.
+const CrashesPerRun = 16
+
+// ClassOf returns scenario index's class (an index into Classes()).
+func ClassOf(index int) int { return classOfRun(index / CrashesPerRun) }
+
+func classOfRun(run int) int { return run % NumClasses() }
+
+func runClass(run int) (*Profile, Version) {
+	return &profiles[run%len(profiles)], Versions[(run/len(profiles))%len(Versions)]
+}
+
+// RunScenario runs scenario index of seed and scores it: its model run up to
+// its crash point, then the crash and both recoveries. With trace, the
+// Result carries the timeline's trace up to the fork and the fork's own.
 func RunScenario(ctx context.Context, seed uint64, index int, trace bool) Result {
+	var out Result
+	j := index % CrashesPerRun
+	runModel(ctx, seed, index/CrashesPerRun, j, j+1, trace, func(r Result) { out = r })
+	return out
+}
+
+// timelineMark is how much of the timeline's own findings (restart
+// reconciliations, admission probes, violations) earlier crash points
+// already reported: each is reported once, by the next crash point.
+type timelineMark struct{ violations, wrong, decided, continues, wedged int }
+
+func (m *timelineMark) take(d *Daemon, res *Result) {
+	res.Violations = append(res.Violations, d.violations[m.violations:]...)
+	res.WrongTerminals = append(res.WrongTerminals, d.wrong[m.wrong:]...)
+	res.RestartDecided += d.restartRec.decided - m.decided
+	res.Continues += d.continues - m.continues
+	res.WedgedWindow += d.wedgedWindow - m.wedged
+	m.skip(d)
+}
+
+func (m *timelineMark) skip(d *Daemon) {
+	*m = timelineMark{len(d.violations), len(d.wrong), d.restartRec.decided, d.continues, d.wedgedWindow}
+}
+
+// runModel drives model run run of seed and emits the scored scenarios of
+// its crash points from..to-1 (the earlier ones are passed over, not
+// crashed). The run's dsh log goes with crash point 0.
+func runModel(ctx context.Context, seed uint64, run, from, to int, trace bool, emit func(Result)) {
+	src := modelRand(seed, run)
+	prof, ver := runClass(run)
+	class := prof.Name + "/" + ver.Name
+	d := NewDaemon(ctx, src, prof, ver)
+	if trace {
+		d.trace = []string{}
+	}
+	n := src.IntN(40) + 8
+	var at [CrashesPerRun]int
+	for j := range at {
+		at[j] = 1 + src.IntN(n)
+	}
+	slices.Sort(at[:])
+	var mark timelineMark
+	j := 0
+	for i := 1; j < to; i++ {
+		if len(d.violations) == 0 {
+			d.act(d.choose())
+		}
+		for ; j < to && at[j] == i; j++ {
+			if j < from {
+				mark.skip(d)
+				continue
+			}
+			k := run*CrashesPerRun + j
+			res := Result{Seed: seed, Index: k, Class: class, ClassIndex: classOfRun(run)}
+			f, err := d.fork(scenarioRand(seed, k))
+			if err != nil {
+				res.Violations = append(res.Violations, err.Error())
+			} else {
+				f.tracef("-- crash point %d (scenario %d) after action %d of %d", j, k, i, n)
+				f.finish(&res)
+				if trace {
+					res.Trace = f.trace
+				}
+			}
+			mark.take(d, &res)
+			if j == 0 {
+				res.DSH = RunDSH(ctx, dshRand(seed, run), prof)
+			}
+			emit(res)
+		}
+	}
+}
+
+// legacyScenario is the single-crash scenario of the first simulator: one
+// model run per scenario, crashed at its end. The known holes were found
+// and recorded in that numbering, so they replay through it.
+func legacyScenario(ctx context.Context, seed uint64, index int, trace bool) Result {
 	prof := &profiles[index%len(profiles)]
 	ver := Versions[(index/len(profiles))%len(Versions)]
 	return runWith(ctx, seed, index, prof, ver, trace)

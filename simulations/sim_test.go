@@ -11,7 +11,7 @@ import (
 	"github.com/tailproof/tailproof"
 )
 
-var simRuns = flag.Int("sim.runs", 3000, "scenarios TestBoundedSimulation runs (the documented long run is 1,000,000 through the CLI)")
+var simRuns = flag.Int("sim.runs", 50000, "scenarios TestBoundedSimulation runs (the documented long run is 1,000,000 through the CLI)")
 
 // TestBoundedSimulation is the on-every-build run: a fixed seed, every
 // scenario class, every invariant. Wrong terminals on the known holes are
@@ -19,7 +19,7 @@ var simRuns = flag.Int("sim.runs", 3000, "scenarios TestBoundedSimulation runs (
 func TestBoundedSimulation(t *testing.T) {
 	runs := *simRuns
 	if testing.Short() {
-		runs = 300
+		runs = 3000
 	}
 	rep := Run(context.Background(), Config{Seed: 20261130, Runs: runs, Workers: 2})
 	if rep.Scenarios != runs {
@@ -47,6 +47,27 @@ func TestDeterministic(t *testing.T) {
 	two := RunScenario(context.Background(), 7, 42, true)
 	if diff := cmp.Diff(one.Trace, two.Trace); diff != "" {
 		t.Fatalf("scenario 42 replayed differently:\n%s", diff)
+	}
+}
+
+// TestForksAreIndependent: a scenario replayed alone — its timeline driven
+// to its crash point, passing over the earlier ones without forking — scores
+// and traces exactly as it did inside its whole run, where every earlier
+// crash point was forked, crashed and recovered. So nothing a fork does
+// reaches the timeline or a later fork.
+func TestForksAreIndependent(t *testing.T) {
+	for run := 0; run < NumClasses(); run++ {
+		var whole []Result
+		runModel(context.Background(), 5, run, 0, CrashesPerRun, true, func(r Result) { whole = append(whole, r) })
+		if len(whole) != CrashesPerRun {
+			t.Fatalf("run %d emitted %d scenarios, want %d", run, len(whole), CrashesPerRun)
+		}
+		for j, w := range whole {
+			alone := RunScenario(context.Background(), 5, run*CrashesPerRun+j, true)
+			if diff := cmp.Diff(w, alone); diff != "" {
+				t.Fatalf("scenario %d differs alone and inside its run (-run +alone):\n%s", w.Index, diff)
+			}
+		}
 	}
 }
 
@@ -127,7 +148,7 @@ func TestKnownHoles(t *testing.T) {
 			if h.prof != nil {
 				r = runWith(context.Background(), h.seed, h.scenario, h.prof(), Versions[0], true)
 			} else {
-				r = RunScenario(context.Background(), h.seed, h.scenario, true)
+				r = legacyScenario(context.Background(), h.seed, h.scenario, true)
 			}
 			if len(r.WrongTerminals) > 0 {
 				t.Fatalf("%s\n%s", strings.Join(r.WrongTerminals, "\n"), strings.Join(r.Trace, "\n"))
@@ -151,33 +172,31 @@ func clockHoleProfile() *Profile {
 // dsh logs that needed repair — so the invariants are tested where they bite.
 func TestModelReach(t *testing.T) {
 	var tornL, tornT, lost, restarts, dshRepaired, never, interrupted, completed int
-	for i := 0; i < 330; i++ {
-		r := RunScenario(context.Background(), 99, i, false)
-		if r.TornLedger {
-			tornL++
-		}
-		if r.TornTranscript {
-			tornT++
-		}
-		lost += r.LostDangling
-		restarts += r.RestartDecided
-		if r.DSH.Repaired {
-			dshRepaired++
-		}
-	}
-	// Truth variety comes from a traced scenario set.
-	for i := 0; i < 66; i++ {
-		r := RunScenario(context.Background(), 99, i, true)
-		tr := strings.Join(r.Trace, "\n")
-		if strings.Contains(tr, "dispatch ") {
-			interrupted++
-		}
-		if strings.Contains(tr, `"terminal":"completed"`) {
-			completed++
-		}
-		if strings.Contains(tr, "admit ") {
-			never++
-		}
+	for run := 0; run < 4*NumClasses(); run++ {
+		runModel(context.Background(), 99, run, 0, CrashesPerRun, run%4 == 0, func(r Result) {
+			if r.TornLedger {
+				tornL++
+			}
+			if r.TornTranscript {
+				tornT++
+			}
+			lost += r.LostDangling
+			restarts += r.RestartDecided
+			if r.DSH.Repaired {
+				dshRepaired++
+			}
+			// Truth variety comes from the traced runs.
+			tr := strings.Join(r.Trace, "\n")
+			if strings.Contains(tr, "dispatch ") {
+				interrupted++
+			}
+			if strings.Contains(tr, `"terminal":"completed"`) {
+				completed++
+			}
+			if strings.Contains(tr, "admit ") {
+				never++
+			}
+		})
 	}
 	for name, n := range map[string]int{"torn ledger": tornL, "torn transcript": tornT, "lost completion": lost,
 		"restart reconciliation": restarts, "dsh repair": dshRepaired, "dispatch": interrupted, "completion": completed, "admission": never} {
