@@ -548,13 +548,9 @@ func (d *Daemon) finish(res *Result) {
 		return
 	}
 	// The evidence, copied for the baseline before tailproof touches it.
-	ref := memory.NewQwenStore()
-	lb, lerr := d.mem.ReadFile(d.lpath)
-	if lerr == nil {
-		ref.Mem().WriteFile(d.lpath, lb, 0o600)
-	}
+	ref := memory.NewQwenStoreOn(d.mem.Clone(), d.store.Layout())
+	lb, _ := d.mem.ReadFile(d.lpath)
 	if tb, err := d.mem.ReadFile(d.tpath); err == nil {
-		ref.Mem().WriteFile(d.tpath, tb, 0o600)
 		res.TornTranscript = len(tb) > 0 && tb[len(tb)-1] != '\n'
 	}
 	res.TornLedger = len(lb) > 0 && lb[len(lb)-1] != '\n'
