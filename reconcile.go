@@ -399,6 +399,15 @@ func (r *reconciler) classify(acc *apihistory.Fold) {
 		r.tracef("classify: a local slash command answered %s after its admission", ev.Target)
 		return
 	}
+	if t := ev.Transcript; !r.opts.Reference && t.NotDispatched && !t.Ownership.Active {
+		// No prompt record after the target's marker: its turn never started
+		// (or what it wrote was lost with the tail). The tail is another
+		// turn's — a background turn, a predecessor still streaming, a
+		// deadline-released agent — and says nothing about the target.
+		ev.Verdict = guards.Classification{Done: true, Kind: "not_started", Interrupted: true, FromNotDispatched: true}
+		r.tracef("classify: no prompt record after %s's admission marker %s: its turn never started", ev.Target, t.MarkerUUID)
+		return
+	}
 	mode := interruption.Provenance
 	if r.opts.Reference {
 		mode = interruption.ShapeOnly

@@ -12,12 +12,23 @@ package guards
 // waited in the queue, or a predecessor's. The reference stamps such tails
 // (the simulator's most frequent wrong terminal). Identified turns
 // (Ownership) carry their own, stronger evidence.
+//
+// With a marker the absence is positional proof, not a missing clue: the
+// target never started after its marker (TranscriptEvidence.NotDispatched),
+// and the reconciler decides interrupted without classifying the foreign
+// tail — so the guard passes. Without a marker "after admission" rests on
+// the clock, which can step back between admission and dispatch; absence
+// proves nothing there and the guard refuses.
 var DispatchEvidence Guard[*Evidence] = Func("dispatch-evidence", func(e *Evidence) string {
 	t := e.Transcript
 	if !t.Loaded || identified(e) || t.DispatchUUID != "" {
 		return ""
 	}
+	if t.NotDispatched {
+		return ""
+	}
 	if t.MarkerUUID != "" {
+		// The marker is not on the chain (DispatchMarker refuses that too).
 		return "no prompt record after admission marker " + t.MarkerUUID + ": the target's turn never started there"
 	}
 	return "no prompt record with a clock at or after the admission: the target's turn never started there"

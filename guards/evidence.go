@@ -69,6 +69,14 @@ type TranscriptEvidence struct {
 	// evidence that some prompt's turn started after the target was
 	// admitted. "" when none.
 	DispatchUUID string
+	// NotDispatched: the admission's marker is on the active chain and no
+	// prompt record follows it — nor any user-role record at all except
+	// background turns' system-provenance openers. A prompt's turn opens with its own user
+	// record, written at dispatch, after admission — so by chain position
+	// (immune to clock steps) the target's turn never started, or whatever it
+	// wrote was lost with the tail (a torn or vanished suffix takes every
+	// later record with it). Either way interrupted is what happened.
+	NotDispatched bool
 	// AfterLocalCommand counts visible non-system writes after the last local
 	// slash-command result that completed after admission.
 	AfterLocalCommand int
@@ -108,4 +116,8 @@ type Classification struct {
 	// admission and nothing visible followed — the target completed.
 	FromLocalCommand bool
 	Guessed          bool // the notification trim fell back to content shape
+	// FromNotDispatched: decided interrupted because the target's turn never
+	// started after its marker (TranscriptEvidence.NotDispatched); the tail
+	// belongs to another turn and was not classified.
+	FromNotDispatched bool
 }

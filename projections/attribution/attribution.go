@@ -42,6 +42,10 @@ type Fold struct {
 	// hide a background turn that started after the target's own record.
 	lastBg                 int
 	lastBgUUID, lastBgKind string
+	// userAfter: a user-role record after admission that could be a
+	// prompt's — anything but a background turn's system-provenance opener
+	// (a plain prompt, a mid-turn user message, a realtime message...).
+	userAfter bool
 }
 
 // New starts a fold for target, admitted at `at` with dispatch marker
@@ -91,6 +95,9 @@ func (f *Fold) Add(ev events.Event) {
 	}
 	if isAfter {
 		f.ev.AfterAdmission++
+		if rec.Type == qwen.TypeUser && rec.Provenance != "system" && BackgroundOpener(rec) == "" {
+			f.userAfter = true
+		}
 		if kind := BackgroundOpener(rec); kind != "" {
 			f.ev.BackgroundIdx, f.ev.BackgroundUUID, f.ev.BackgroundKind = i, rec.UUID, kind
 		}
@@ -170,6 +177,10 @@ func (f *Fold) ReferenceEvidence() guards.TranscriptEvidence {
 func (f *Fold) Evidence() guards.TranscriptEvidence {
 	ev := f.ev
 	ev.Loaded = ev.ChainLen > 0
+	// Conservative: any user-role record after the marker that is not a
+	// background turn's opener might carry the target's prompt (a mid-turn
+	// delivery, say), so only their total absence counts.
+	ev.NotDispatched = ev.MarkerUUID != "" && ev.MarkerIdx >= 0 && ev.DispatchUUID == "" && !f.userAfter
 	o := ev.Ownership
 	if o.Active && o.TargetIdx >= 0 && o.FollowedBy == "" {
 		ev.CompressedAfter = f.lastComp > o.TargetIdx
