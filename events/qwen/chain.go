@@ -176,10 +176,16 @@ func (c *Chain) Degraded() string {
 func IsConversationRecord(r *Record) bool { return isConversation(r) }
 
 func isConversation(r *Record) bool {
-	if r.Type != TypeSystem || !r.HasSubtype {
-		return true
-	}
-	switch r.Subtype {
+	return r.Type != TypeSystem || !r.HasSubtype || conversationSubtype(r.Subtype)
+}
+
+// isConversationID is isConversation of a record's identity.
+func isConversationID(pr *parsed) bool {
+	return string(pr.id.typ) != TypeSystem || pr.subtype != jString || conversationSubtype(string(pr.id.subtype))
+}
+
+func conversationSubtype(s string) bool {
+	switch s {
 	case "session_artifact_event", "session_artifact_snapshot", // artifact records
 		"session_sources_snapshot", "managed_session_header_v1",
 		"managed_session_event_v1", "managed_session_commit_v1":
@@ -206,15 +212,15 @@ func knownSubtype(s string) bool {
 
 // recordDiagnostics is the non-skipping half of validateTranscriptRecord.
 func recordDiagnostics(pr *parsed, idx int, pos events.Position, dst []Diagnostic) []Diagnostic {
-	r := pr.rec
+	id := &pr.id
 	d := func(code, msg string, affects bool, path string) {
 		dst = append(dst, Diagnostic{Code: code, Message: msg, AffectsCompleteness: affects,
-			RecordIndex: idx, RecordID: r.UUID, Path: path, Pos: pos})
+			RecordIndex: idx, RecordID: string(id.uuid), Path: path, Pos: pos})
 	}
-	if pr.timestamp != jAbsent && (pr.timestamp != jString || !r.TimeOK) {
+	if pr.timestamp != jAbsent && (pr.timestamp != jString || !id.timeOK) {
 		d(DiagInvalidTimestamp, "Ignored an invalid transcript record timestamp.", false, "timestamp")
 	}
-	if pr.subtype != jAbsent && (pr.subtype != jString || !knownSubtype(r.Subtype)) {
+	if pr.subtype != jAbsent && (pr.subtype != jString || !knownSubtype(string(id.subtype))) {
 		d(DiagUnknownRecordOrPart, "The transcript record has an unknown subtype.", true, "subtype")
 	}
 	if pr.message != jAbsent {
@@ -241,7 +247,7 @@ const emptyParent = 1
 // uuidHash is FNV-1a; 0 and 1 are reserved for null and "" parents. Collisions are
 // possible (and can be forced by a hostile file): Walk verifies every link
 // with the real strings.
-func uuidHash(s string) uint64 {
+func uuidHash[S string | []byte](s S) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
@@ -261,19 +267,24 @@ func uuidHash(s string) uint64 {
 func LoadChain(open func() (io.ReadCloser, error), opts LoadOptions) (*Chain, error) {
 	c := &Chain{opts: opts}
 	var (
-		entries []entry
 		leafOrd = -1
 		pending []*events.Error
-		res     lineResult
 	)
-	p := recordParser{light: true}
+	p := getParser(DecodeOptions{}, true)
+	defer putParser(p)
+	res := &p.res
+	// The index and the leaf's uuid are the parser's scratch: a decision
+	// loads a chain per call, and small sessions should not pay for
+	// growing them each time.
+	entries, leaf := p.entries[:0], p.leaf[:0]
+	defer func() { p.entries, p.leaf = entries[:0], leaf[:0] }()
 	err := readLines(open, opts.MaxLineBytes, func(line events.Line) error {
 		if line.TooLong {
 			pending = append(pending, &events.Error{Stream: events.StreamTranscript, Pos: line.Pos,
 				Kind: events.ErrLineTooLong, Detail: fmt.Sprintf("line of %d bytes", line.Size)})
 			return nil
 		}
-		p.decodeLine(line.Bytes, &res)
+		p.decodeLine(line.Bytes, res)
 		if len(res.recs) > 0 {
 			for _, e := range pending {
 				if e.Kind == nil {
@@ -291,32 +302,35 @@ func LoadChain(open func() (io.ReadCloser, error), opts LoadOptions) (*Chain, er
 			pending = append(pending, &events.Error{Stream: events.StreamTranscript, Pos: line.Pos, Detail: detail,
 				Cause: ErrNotRecord})
 		}
-		for _, pr := range res.recs {
+		for i := range res.recs {
+			pr := &res.recs[i]
 			idx := c.Objects
 			c.Objects++
-			r := pr.rec
+			id := &pr.id
 			if idx == 0 {
 				c.HasFirst = true
-				c.FirstSessionID, c.FirstCwd, c.FirstTS = r.SessionID, r.Cwd, r.Timestamp
+				p.setStr(&c.FirstSessionID, id.session)
+				p.setStr(&c.FirstCwd, id.cwd)
+				p.setStr(&c.FirstTS, id.ts)
+				p.flush()
 			}
 			pos := events.Position{Line: line.Pos.Line, Offset: line.Pos.Offset + int64(pr.start)}
 			if code, msg := identityProblem(pr); code != "" {
-				id := ""
-				if pr.uuid == jString {
-					id = r.UUID
-				}
 				c.Diagnostics = append(c.Diagnostics, Diagnostic{Code: code, Message: msg, AffectsCompleteness: true,
-					RecordIndex: idx, RecordID: id, Pos: pos})
+					RecordIndex: idx, RecordID: string(id.uuid), Pos: pos})
 				continue
 			}
 			c.Diagnostics = recordDiagnostics(pr, idx, pos, c.Diagnostics)
 			c.Records++
 			if c.Records == 1 {
-				c.SessionID = r.SessionID
-			} else if r.SessionID != c.SessionID {
-				return fmt.Errorf("qwen: %s: %w: %q and %q", pos, ErrMixedSessionIDs, c.SessionID, r.SessionID)
+				c.SessionID = c.FirstSessionID
+				if string(id.session) != c.SessionID {
+					c.SessionID = string(id.session)
+				}
+			} else if string(id.session) != c.SessionID {
+				return fmt.Errorf("qwen: %s: %w: %q and %q", pos, ErrMixedSessionIDs, c.SessionID, id.session)
 			}
-			if !isConversation(r) {
+			if !isConversationID(pr) {
 				continue
 			}
 			if idx > int(^uint32(0)) {
@@ -324,19 +338,22 @@ func LoadChain(open func() (io.ReadCloser, error), opts LoadOptions) (*Chain, er
 			}
 			var ph uint64 // 0: null
 			switch {
-			case r.ParentUUID != "":
-				ph = uuidHash(r.ParentUUID)
-			case !r.ParentNull:
+			case len(id.parent) > 0:
+				ph = uuidHash(id.parent)
+			case pr.parent != jNull:
 				ph = emptyParent
 			}
-			entries = append(entries, entry{u: uuidHash(r.UUID), p: ph, ord: uint32(idx)})
+			entries = append(entries, entry{u: uuidHash(id.uuid), p: ph, ord: uint32(idx)})
 			leafOrd = idx
-			c.LeafUUID = r.UUID
+			leaf = append(leaf[:0], id.uuid...)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if leafOrd >= 0 {
+		c.LeafUUID = string(leaf)
 	}
 	for _, e := range pending {
 		if e.Kind == nil {
@@ -395,7 +412,8 @@ func LoadChain(open func() (io.ReadCloser, error), opts LoadOptions) (*Chain, er
 	visited := make([]uint64, (len(entries)+63)/64)
 	// Sized up front: growing by appending would leave garbage copies of a
 	// slice as long as the transcript.
-	chain := make([]uint32, 0, len(entries)) // entry indexes, leaf first
+	chain := slices.Grow(p.chain[:0], len(entries)) // entry indexes, leaf first
+	defer func() { p.chain = chain[:0] }()
 	gapChild, cycleAt := -1, -1
 	for idx := find(leafHash); ; {
 		if visited[idx>>6]&(1<<uint(idx&63)) != 0 {
@@ -497,17 +515,19 @@ func (c *Chain) collision(idx int, a, b string) {
 
 // resolve reads the records of the given object indexes (identity only).
 func (c *Chain) resolve(open func() (io.ReadCloser, error), need map[uint32]*Record) error {
-	p := recordParser{light: true}
-	var res lineResult
+	p := getParser(DecodeOptions{}, true)
+	defer putParser(p)
+	res := &p.res
 	ord := uint32(0)
 	err := readLines(open, c.opts.MaxLineBytes, func(line events.Line) error {
 		if line.TooLong {
 			return nil
 		}
-		p.decodeLine(line.Bytes, &res)
-		for _, pr := range res.recs {
+		p.decodeLine(line.Bytes, res)
+		for i := range res.recs {
 			if _, ok := need[ord]; ok {
-				need[ord] = pr.rec
+				id := &res.recs[i].id
+				need[ord] = &Record{UUID: string(id.uuid), ParentUUID: string(id.parent)}
 			}
 			ord++
 		}
@@ -559,9 +579,10 @@ func (c *Chain) Walk(open func() (io.ReadCloser, error), fn func(i int, ev event
 	if len(c.want) == 0 {
 		return errors.New("qwen: Walk needs a chain built by LoadChain")
 	}
-	p := recordParser{opts: c.opts.Decode}
+	p := getParser(c.opts.Decode, false)
+	defer putParser(p)
+	res := &p.res
 	var (
-		res    lineResult
 		ord    uint32
 		wi     int
 		prev   string // uuid of the last emitted record (streaming)
@@ -583,12 +604,15 @@ func (c *Chain) Walk(open func() (io.ReadCloser, error), fn func(i int, ev event
 	if !c.Streaming {
 		frags = make([][]events.Event, c.Len)
 	}
+	p.selective = true
 	err := readLines(open, c.opts.MaxLineBytes, func(line events.Line) error {
 		if line.TooLong {
 			return nil
 		}
-		p.decodeLine(line.Bytes, &res)
-		for _, pr := range res.recs {
+		p.wanted, p.lineOrd = c.want[wi:], ord
+		p.decodeLine(line.Bytes, res)
+		for i := range res.recs {
+			pr := &res.recs[i]
 			o := ord
 			ord++
 			for wi < len(c.want) && c.want[wi].ord == o {

@@ -153,6 +153,12 @@ func FuzzLoadChain(f *testing.F) {
 	f.Add([]byte(`{"uuid":"a","parentUuid":"c","sessionId":"S","type":"user"}
 {"uuid":"b","parentUuid":"a","sessionId":"S","type":"user"}{"uuid":"a","parentUuid":null,"sessionId":"S","type":"assistant"}
 {"uuid":"c","parentUuid":"b","sessionId":"S","type":"user"}`))
+	// A rewound branch: off-chain records (read light by Walk) glued to and
+	// interleaved with chain records.
+	f.Add([]byte(`{"uuid":"a","parentUuid":null,"sessionId":"S","type":"user","message":{"role":"user","parts":[{"text":"one"}]}}
+{"uuid":"x","parentUuid":"a","sessionId":"S","type":"assistant","message":{"role":"model","parts":[{"text":"rewound"}]}}{"uuid":"b","parentUuid":"a","sessionId":"S","type":"assistant","message":{"role":"model","parts":[{"text":"kept"}]}}
+{"uuid":"y","parentUuid":"x","sessionId":"S","type":"user"}
+{"uuid":"c","parentUuid":"b","sessionId":"S","type":"system","subtype":"turn_result","systemPayload":{"promptId":"p","state":"completed"}}`))
 	f.Fuzz(func(t *testing.T, file []byte) {
 		open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file)), nil }
 		var evs []events.Event

@@ -43,14 +43,16 @@ func (Codec) Name() string          { return "qwen-transcript" }
 func (Codec) Stream() events.Stream { return events.StreamTranscript }
 
 func (c Codec) DecodeLine(dst []events.Event, line events.Line) ([]events.Event, error) {
-	p := recordParser{opts: c.Opts}
-	var res lineResult
-	p.decodeLine(line.Bytes, &res)
+	p := getParser(c.Opts, false)
+	defer putParser(p)
+	res := &p.res
+	p.decodeLine(line.Bytes, res)
 	var firstErr error
 	if !res.complete {
 		firstErr = fmt.Errorf("qwen: %w: %s", ErrNotRecord, res.detail)
 	}
-	for _, pr := range res.recs {
+	for i := range res.recs {
+		pr := &res.recs[i]
 		if code, msg := identityProblem(pr); code != "" {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("qwen: byte %d: %w: %s", pr.start, ErrInvalidRecord, msg)
@@ -87,26 +89,49 @@ func Envelope(rec *Record, pos events.Position) events.Event {
 
 // Kind is the event kind of a record.
 func Kind(rec *Record) events.Kind {
+	if k, ok := kinds[kindKey{rec.Type, rec.Subtype}]; ok {
+		return k
+	}
 	if rec.Subtype != "" {
 		return events.Kind("qwen." + rec.Type + "/" + rec.Subtype)
 	}
 	return events.Kind("qwen." + rec.Type)
 }
 
+type kindKey struct{ typ, subtype string }
+
+// kinds holds the kinds of every record type with no subtype or a known
+// one, built once: every event carries its kind, and concatenating it per
+// record was an allocation per record.
+var kinds = func() map[kindKey]events.Kind {
+	m := map[kindKey]events.Kind{}
+	for _, t := range []string{TypeUser, TypeAssistant, TypeToolResult, TypeSystem} {
+		m[kindKey{t, ""}] = events.Kind("qwen." + t)
+		for _, st := range KnownSubtypes {
+			m[kindKey{t, st}] = events.Kind("qwen." + t + "/" + st)
+		}
+	}
+	return m
+}()
+
 // recordTypes is Qwen's RECORD_TYPES.
-func isRecordType(t string) bool {
-	return t == TypeUser || t == TypeAssistant || t == TypeToolResult || t == TypeSystem
+func isRecordType(t []byte) bool {
+	switch string(t) {
+	case TypeUser, TypeAssistant, TypeToolResult, TypeSystem:
+		return true
+	}
+	return false
 }
 
 // identityProblem is the skipping half of validateTranscriptRecord: it
 // returns the diagnostic code and message of a record Qwen drops, or "".
 func identityProblem(pr *parsed) (code, msg string) {
-	r := pr.rec
-	if pr.uuid != jString || r.UUID == "" || pr.parent != jString && pr.parent != jNull ||
-		pr.session != jString || r.SessionID == "" {
+	id := &pr.id
+	if pr.uuid != jString || len(id.uuid) == 0 || pr.parent != jString && pr.parent != jNull ||
+		pr.session != jString || len(id.session) == 0 {
 		return DiagInvalidRecord, "Skipped a transcript record with invalid identity fields."
 	}
-	if pr.typ != jString || !isRecordType(r.Type) {
+	if pr.typ != jString || !isRecordType(id.typ) {
 		return DiagUnknownRecordOrPart, "Skipped a transcript record with an unknown record type."
 	}
 	return "", ""

@@ -27,6 +27,13 @@
 // skipped without being copied; DecodeOptions.KeepPayloads keeps each part's
 // raw JSON for callers that must resend it.
 //
+// Small records cost per record, not per byte, so a record is built in two
+// allocations whatever its shape: one for the Record with its message and
+// up to two parts, one string holding every string field (the fields are
+// substrings of it; escaped strings are decoded into it). A record's strings
+// therefore live and die together, and never keep the rest of the line
+// (tool output, arguments) alive.
+//
 // The scanner is hand-written (scan.go): encoding/json cannot skip a value
 // without buffering or decoding it, and tool output dominates transcripts.
 // It validates every byte it skips to the full JSON grammar, so garbage
@@ -37,15 +44,17 @@
 // # The active chain
 //
 // LoadChain and Chain.Walk rebuild conversation.messages in two streaming
-// passes over a re-openable source. Pass 1 indexes every valid conversation
-// record as 24 bytes (FNV-1a hashes of uuid and parentUuid plus the object
+// passes over a re-openable source. Pass 1 builds no Record: it reads each
+// object's identity in place (decoded bytes valid for the line) and indexes
+// every valid conversation record as 24 bytes (FNV-1a hashes of uuid and parentUuid plus the object
 // index), selects the leaf (the last conversation record), walks parentUuid
 // back from it, and reports gaps, cycles, conflicting fragment parents and
 // lines Qwen would not read completely (BadLines, classified torn tail,
 // corrupt or too long). Pass 2 (Walk) decodes the file again and hands each
 // chain record to the caller in chain order, checking every link with the
 // real uuid strings — a hash collision is reported (DiagHashCollision,
-// ErrHashCollision), never followed. When chain order is file order and no
+// ErrHashCollision), never followed; objects off the chain are read as in
+// pass 1, without a Record. When chain order is file order and no
 // uuid has fragments (the normal case) Walk streams; otherwise it holds the
 // chain's records, decoded without payloads, until the end of the file, then
 // aggregates fragments (parts concatenated, greatest timestamp) and emits

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/tailproof/tailproof/events"
 )
 
@@ -34,7 +35,7 @@ func FuzzDecodeLine(f *testing.F) {
 		evs, _ := Codec{Opts: DecodeOptions{KeepPayloads: true}}.DecodeLine(nil, line)
 		for _, ev := range evs {
 			r := ev.Body.(*Record)
-			if r.UUID == "" || r.SessionID == "" || !isRecordType(r.Type) {
+			if r.UUID == "" || r.SessionID == "" || !isRecordType([]byte(r.Type)) {
 				t.Fatalf("invalid record emitted: %+v", r)
 			}
 			if ev.Pos.Offset < 100 || ev.Pos.Offset >= 100+int64(len(b)) || b[ev.Pos.Offset-100] != '{' {
@@ -78,10 +79,66 @@ func FuzzDecodeDifferential(f *testing.F) {
 		if got.complete != want.complete {
 			t.Fatalf("complete: scanner %v (%s), reference %v", got.complete, got.detail, want.complete)
 		}
-		if d := cmp.Diff(want.recs, got.recs, cmpRecords...); d != "" {
+		var gotRecs []*parsed
+		for i := range got.recs {
+			gotRecs = append(gotRecs, &got.recs[i])
+			checkIdent(t, gotRecs[i])
+		}
+		if d := cmp.Diff(want.recs, gotRecs, cmpRecords...); d != "" {
 			t.Fatalf("records differ (-reference +scanner):\n%s", d)
 		}
+		// The light parse of pass 1 must see the same identities.
+		lp := recordParser{light: true}
+		var light lineResult
+		lp.decodeLine(b, &light)
+		if len(light.recs) != len(got.recs) {
+			t.Fatalf("light decode found %d objects, full %d", len(light.recs), len(got.recs))
+		}
+		for i := range light.recs {
+			l, g := light.recs[i], got.recs[i]
+			if l.rec != nil {
+				t.Fatal("light decode built a record")
+			}
+			l.rec, l.id, g.id = g.rec, ident{}, ident{}
+			if d := cmp.Diff(g, l, cmpRecords...); d != "" {
+				t.Fatalf("light decode differs (-full +light):\n%s", d)
+			}
+			checkIdent(t, &light.recs[i])
+			if g := &got.recs[i]; !bytesEq(light.recs[i].id.uuid, g.id.uuid) || !bytesEq(light.recs[i].id.parent, g.id.parent) ||
+				!bytesEq(light.recs[i].id.subtype, g.id.subtype) || light.recs[i].id.timeMs != g.id.timeMs {
+				t.Fatalf("light identity %+v, full %+v", light.recs[i].id, g.id)
+			}
+		}
 	})
+}
+
+func bytesEq(a, b []byte) bool { return string(a) == string(b) && (a == nil) == (b == nil) }
+
+// checkIdent: the identity views of a parsed object say what its Record
+// says (for a light parse, whatever the full parse's Record says is checked
+// by comparing the two views).
+func checkIdent(t *testing.T, pr *parsed) {
+	t.Helper()
+	id := &pr.id
+	for _, f := range []struct {
+		name string
+		kind jkind
+		b    []byte
+	}{{"uuid", pr.uuid, id.uuid}, {"parentUuid", pr.parent, id.parent}, {"sessionId", pr.session, id.session},
+		{"type", pr.typ, id.typ}, {"subtype", pr.subtype, id.subtype}, {"timestamp", pr.timestamp, id.ts}} {
+		if (f.kind == jString) != (f.b != nil) {
+			t.Fatalf("%s: kind %v, bytes %q", f.name, f.kind, f.b)
+		}
+	}
+	r := pr.rec
+	if r == nil {
+		return
+	}
+	if string(id.uuid) != r.UUID || string(id.parent) != r.ParentUUID || string(id.session) != r.SessionID ||
+		string(id.typ) != r.Type || string(id.subtype) != r.Subtype || string(id.cwd) != r.Cwd ||
+		string(id.ts) != r.Timestamp || id.timeMs != r.TimeMs || id.timeOK != r.TimeOK {
+		t.Fatalf("identity %+v disagrees with record %+v", id, r)
+	}
 }
 
 // cmpRecords compares decoded records field by field. GoalContext has an
@@ -89,6 +146,8 @@ func FuzzDecodeDifferential(f *testing.F) {
 // structural equality.
 var cmpRecords = []cmp.Option{
 	cmp.AllowUnexported(parsed{}),
+	// id views the same bytes as rec; checkIdent compares them.
+	cmpopts.IgnoreFields(parsed{}, "id"),
 	cmp.Comparer(func(a, b *GoalContext) bool {
 		if a == nil || b == nil {
 			return a == b

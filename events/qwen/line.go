@@ -25,7 +25,10 @@ import (
 
 // lineResult is what one physical line yielded.
 type lineResult struct {
-	recs     []*parsed // objects in line order; start offsets are line-relative
+	// recs are the objects in line order; start offsets are line-relative.
+	// The slice and its elements are reused by the next line; the Records
+	// they point to are not.
+	recs     []parsed
 	complete bool
 	detail   string // why the line is incomplete
 }
@@ -33,6 +36,7 @@ type lineResult struct {
 // decodeLine applies Qwen's line reading to b.
 func (p *recordParser) decodeLine(b []byte, out *lineResult) {
 	out.recs = out.recs[:0]
+	p.esc = p.esc[:0]
 	out.complete, out.detail = true, ""
 	for off := 0; off <= len(b); {
 		end := bytes.IndexByte(b[off:], '\r')
@@ -53,6 +57,28 @@ func (p *recordParser) decodeLine(b []byte, out *lineResult) {
 	}
 }
 
+// object parses the whole of b as a record into the next slot of out.recs
+// and returns it, or returns nil (p.s.err says why) and leaves out.recs as
+// it was.
+func (p *recordParser) object(b []byte, out *lineResult) *parsed {
+	if len(out.recs) < cap(out.recs) {
+		out.recs = out.recs[:len(out.recs)+1]
+	} else {
+		out.recs = append(out.recs, parsed{})
+	}
+	pr := &out.recs[len(out.recs)-1]
+	light := p.light
+	p.light = !p.needs(len(out.recs) - 1)
+	ok := p.parseObject(b, true, pr)
+	p.light = light
+	if !ok {
+		*pr = parsed{}
+		out.recs = out.recs[:len(out.recs)-1]
+		return nil
+	}
+	return pr
+}
+
 func (p *recordParser) incomplete(out *lineResult, detail string) {
 	if out.complete {
 		out.complete, out.detail = false, detail
@@ -61,10 +87,8 @@ func (p *recordParser) incomplete(out *lineResult, detail string) {
 
 func (p *recordParser) decodePiece(b []byte, base int, out *lineResult) {
 	if b[0] == '{' {
-		pr, err := p.parseObject(b, true)
-		if err == nil {
+		if pr := p.object(b, out); pr != nil {
 			pr.start, pr.end = base, base+pr.end
-			out.recs = append(out.recs, pr)
 			return
 		}
 	} else {
@@ -129,15 +153,13 @@ func (p *recordParser) recover(b []byte, base int, out *lineResult) {
 			depth--
 			if depth == 0 && start >= 0 {
 				frag := b[start : i+1]
-				pr, err := p.parseObject(frag, true)
-				if err == nil {
+				if pr := p.object(frag, out); pr != nil {
 					pr.start, pr.end = base+start, base+i+1
-					out.recs = append(out.recs, pr)
 					found++
 				} else {
 					complete = false
 					if firstErr == "" {
-						firstErr = "glued fragment at byte " + itoa(base+start) + ": " + err.Error()
+						firstErr = "glued fragment at byte " + itoa(base+start) + ": " + p.s.err.Error()
 					}
 				}
 				start = -1

@@ -3,45 +3,320 @@ package qwen
 import (
 	"math"
 	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
 )
 
 // parsed is one JSON object found on a line, decoded as a chat record, with
 // what Qwen's validator looks at kept apart from the Record.
 type parsed struct {
-	rec   *Record
-	start int // byte offset of the object within the line
+	rec   *Record // nil when the parser is light
+	start int     // byte offset of the object within the line
 	end   int
 	// JSON kinds of the fields validateTranscriptRecord checks.
 	uuid, parent, session, typ, timestamp, subtype, message, parts jkind
+	// id holds the same identity fields as rec, as decoded bytes that alias
+	// the line or the parser's scratch: valid only until the parser reads
+	// the next line. Pass 1 of LoadChain reads these and never builds a
+	// Record.
+	id ident
 }
 
-// recordParser holds the scanner and options of one decoder. It is not safe
-// for concurrent use; the Codec makes one per DecodeLine call.
+// ident is a record's identity, decoded but not copied. A field is nil when
+// its JSON value is not a string (the Record field is "" then too).
+type ident struct {
+	uuid, parent, session, typ, subtype, cwd, ts []byte
+	timeMs                                       int64
+	timeOK                                       bool
+}
+
+// recordParser holds the scanner, options and scratch of one decoder. It is
+// not safe for concurrent use.
 type recordParser struct {
 	s    scanner
 	opts DecodeOptions
-	// light skips message parts and payloads: pass 1 of LoadChain only
-	// needs identity, type, subtype and timestamp.
+	// light skips message parts and payloads and builds no Record: pass 1
+	// of LoadChain only needs identity, type, subtype and timestamp.
 	light bool
+	// With selective set, only the objects whose index (lineOrd for the line's
+	// first) is in wanted get a Record; the others are read light. Walk
+	// sets them so that records off the chain cost no more than in pass 1.
+	selective bool
+	wanted    []want
+	lineOrd   uint32
+
+	// esc holds the decoded text of strings that cannot alias the line
+	// (escapes, invalid UTF-8). It is only appended to while a line is
+	// decoded, so slices of it stay valid until the next line.
+	esc []byte
+	// parts collects the current message's parts before the record that
+	// holds them is allocated.
+	parts []partSpans
+	// pend lists the string fields of the record being built and their
+	// bytes; flush copies them all into one allocation. One string per
+	// record instead of one per field is most of the cost of small records.
+	pend []pending
+	// eager makes setStr assign at once: for strings stored where a later
+	// append may move them (compressed history, slash-command items).
+	eager bool
+	// Interned values that repeat on every record of a session. Each is its
+	// own allocation, so sharing it pins no record's other strings.
+	session, cwd string
+
+	res lineResult // reused by Codec.DecodeLine
+
+	// LoadChain's scratch.
+	entries []entry
+	chain   []uint32
+	leaf    []byte
+}
+
+// partSpans is a decoded part whose strings are not materialized yet.
+type partSpans struct {
+	pt             Part
+	text, id, name span
+}
+
+type pending struct {
+	dst *string
+	src []byte
+}
+
+// parserPool serves Codec.DecodeLine, which is called once per line, and
+// LoadChain and Walk, called once or twice per decision: a parser's scratch
+// and scanner stack outlive the call instead of being allocated per call.
+var parserPool = sync.Pool{New: func() any { return new(recordParser) }}
+
+// maxPooledScratch bounds the scratch a pooled parser keeps: one huge
+// escaped string must not stay pinned by the pool.
+const maxPooledScratch = 64 << 10
+
+func getParser(opts DecodeOptions, light bool) *recordParser {
+	p := parserPool.Get().(*recordParser)
+	p.opts, p.light = opts, light
+	return p
+}
+
+// putParser drops every reference the parser holds into records and lines
+// (so pooling it keeps none of them alive) and returns it to the pool.
+func putParser(p *recordParser) {
+	p.selective, p.wanted = false, nil
+	clear(p.res.recs)
+	p.res.recs = p.res.recs[:0]
+	clear(p.parts)
+	p.parts = p.parts[:0]
+	clear(p.pend)
+	p.pend = p.pend[:0]
+	p.s.b = nil
+	if cap(p.esc) > maxPooledScratch {
+		p.esc = nil
+	}
+	if cap(p.s.tmp) > maxPooledScratch {
+		p.s.tmp = nil
+	}
+	if cap(p.s.stack)*8 > maxPooledScratch {
+		p.s.stack = nil
+	}
+	if cap(p.res.recs) > 64 {
+		p.res.recs = nil
+	}
+	if cap(p.parts) > 64 {
+		p.parts = nil
+	}
+	if cap(p.pend) > 256 {
+		p.pend = nil
+	}
+	if cap(p.entries) > maxPooledScratch/24 { // an entry is 24 bytes
+		p.entries = nil
+	}
+	if cap(p.chain)*4 > maxPooledScratch {
+		p.chain = nil
+	}
+	if cap(p.leaf) > maxPooledScratch {
+		p.leaf = nil
+	}
+	parserPool.Put(p)
+}
+
+// needs says whether the k-th object of the line gets a Record.
+func (p *recordParser) needs(k int) bool {
+	if p.light || !p.selective {
+		return !p.light
+	}
+	o := p.lineOrd + uint32(k)
+	for _, w := range p.wanted {
+		if w.ord >= o {
+			return w.ord == o
+		}
+	}
+	return false
+}
+
+// bytesOf decodes a string span: the input bytes themselves when the string
+// has no escapes and is valid UTF-8, else its decoding (invalid UTF-8 and
+// lone surrogates become U+FFFD, as encoding/json does) appended to p.esc.
+// Any other kind yields nil.
+func (p *recordParser) bytesOf(b []byte, sp span) []byte {
+	if sp.kind != jString {
+		return nil
+	}
+	raw := b[sp.start+1 : sp.end-1]
+	if sp.plain || !sp.escaped && utf8.Valid(raw) {
+		return raw
+	}
+	n := len(p.esc)
+	p.esc = unquoteAppend(p.esc, raw)
+	return p.esc[n:len(p.esc):len(p.esc)]
+}
+
+// setStr arranges for *dst to hold src once the record is flushed.
+func (p *recordParser) setStr(dst *string, src []byte) {
+	switch {
+	case len(src) == 0:
+		*dst = ""
+	case p.eager:
+		*dst = string(src)
+	default:
+		p.pend = append(p.pend, pending{dst, src})
+	}
+}
+
+// flush materializes every pending string of the record in one allocation.
+// The strings are exactly the fields' bytes: nothing else of the line (tool
+// output, arguments) is kept alive by a record.
+func (p *recordParser) flush() {
+	n := 0
+	for _, q := range p.pend {
+		n += len(q.src)
+	}
+	if n > 0 {
+		var sb strings.Builder
+		sb.Grow(n)
+		for _, q := range p.pend {
+			sb.Write(q.src)
+		}
+		all := sb.String()
+		off := 0
+		for _, q := range p.pend {
+			*q.dst = all[off : off+len(q.src)]
+			off += len(q.src)
+		}
+	}
+	clear(p.pend)
+	p.pend = p.pend[:0]
+}
+
+// intern returns *cache when it equals b, else a new string that becomes
+// the cache.
+func intern(cache *string, b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if string(b) != *cache {
+		*cache = string(b)
+	}
+	return *cache
+}
+
+// constant returns the literal a common short value equals, so that it
+// costs no bytes in the record's string; "" when it is none of them.
+func constant(b []byte) string {
+	switch string(b) {
+	case TypeUser:
+		return TypeUser
+	case TypeAssistant:
+		return TypeAssistant
+	case TypeToolResult:
+		return TypeToolResult
+	case TypeSystem:
+		return TypeSystem
+	case "model":
+		return "model"
+	case "real_user":
+		return "real_user"
+	case "assistant_output":
+		return "assistant_output"
+	}
+	return ""
+}
+
+// setShort is setStr for fields whose values are usually constants.
+func (p *recordParser) setShort(dst *string, src []byte) {
+	if c := constant(src); c != "" {
+		*dst = c
+		return
+	}
+	p.setStr(dst, src)
+}
+
+// Allocation shapes of a record: the record, its message and up to two
+// parts in one object, since they live and die together.
+type recordMsg struct {
+	rec Record
+	msg Content
+}
+
+type recordMsg1 struct {
+	rec  Record
+	msg  Content
+	part [1]Part
+}
+
+type recordMsg2 struct {
+	rec  Record
+	msg  Content
+	part [2]Part
+}
+
+// newRecord allocates a record, with a message when hasMsg, holding n parts
+// (n < 0: parts is not an array, and Parts stays nil).
+func newRecord(hasMsg bool, n int) (*Record, []Part) {
+	if !hasMsg {
+		return new(Record), nil
+	}
+	var (
+		r     *Record
+		parts []Part
+	)
+	switch {
+	case n == 1:
+		blk := new(recordMsg1)
+		r, parts = &blk.rec, blk.part[:]
+		r.Message = &blk.msg
+	case n == 2:
+		blk := new(recordMsg2)
+		r, parts = &blk.rec, blk.part[:]
+		r.Message = &blk.msg
+	default:
+		blk := new(recordMsg)
+		r = &blk.rec
+		r.Message = &blk.msg
+		if n >= 0 {
+			parts = make([]Part, n)
+		}
+	}
+	r.Message.Parts = parts
+	return r, parts
 }
 
 // parseObject decodes the object starting at b[start] (no leading
-// whitespace) into a record; the object must end exactly at len(b) when
-// whole is set. It returns nil on any syntax error.
-func (p *recordParser) parseObject(b []byte, whole bool) (*parsed, error) {
+// whitespace) into *pr; the object must end exactly at len(b) when whole is
+// set. It returns false, leaving *pr unspecified and the syntax error in
+// p.s.err, when the object does not parse.
+func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 	p.s.reset(b)
 	s := &p.s
 	var (
 		f struct {
 			uuid, parent, session, typ, timestamp, subtype, provenance span
 			promptID, daemonPromptID, cwd, delivered, background       span
-			payload, goal                                              span
+			payload, goal, role                                        span
 		}
-		msg      *Content
 		msgKind  jkind
 		partKind jkind
 	)
-	rec := &Record{}
+	p.parts = p.parts[:0]
 	ok := s.object(func(k []byte) bool {
 		var dst *span
 		switch string(k) {
@@ -77,7 +352,8 @@ func (p *recordParser) parseObject(b []byte, whole bool) (*parsed, error) {
 			// Decoded in place: the message holds the bulk of the bytes
 			// and must be scanned once. A later duplicate key wins, as in
 			// JSON.parse.
-			msg, msgKind, partKind = nil, jAbsent, jAbsent
+			f.role, msgKind, partKind = span{}, jAbsent, jAbsent
+			p.parts = p.parts[:0]
 			if s.peek() != '{' {
 				sp, ok := s.value()
 				msgKind = sp.kind
@@ -85,7 +361,7 @@ func (p *recordParser) parseObject(b []byte, whole bool) (*parsed, error) {
 			}
 			msgKind = jObject
 			var ok bool
-			msg, partKind, ok = p.content(p.light)
+			f.role, partKind, ok = p.content(p.light)
 			return ok
 		default:
 			_, ok := s.value()
@@ -96,45 +372,54 @@ func (p *recordParser) parseObject(b []byte, whole bool) (*parsed, error) {
 		return ok
 	})
 	if !ok {
-		return nil, s.err
+		return s.fail("invalid record")
 	}
 	if whole {
 		s.ws()
 		if s.i != len(b) {
-			return nil, &syntaxError{msg: "unexpected data after the record", off: s.i}
+			return s.fail("unexpected data after the record")
 		}
 	}
-	str := func(sp span) string {
-		if sp.kind != jString {
-			return ""
-		}
-		return spanString(b, sp)
-	}
-	rec.UUID = str(f.uuid)
-	rec.ParentUUID = str(f.parent)
-	rec.ParentNull = f.parent.kind == jNull
-	rec.SessionID = str(f.session)
-	rec.Type = str(f.typ)
-	rec.Subtype = str(f.subtype)
-	rec.HasSubtype = f.subtype.kind == jString
-	rec.Cwd = str(f.cwd)
-	if f.timestamp.kind == jString {
-		rec.Timestamp = str(f.timestamp)
-		rec.TimeMs, rec.TimeOK = ParseTime(rec.Timestamp)
-	}
-	pr := &parsed{rec: rec, end: s.i,
+	*pr = parsed{end: s.i,
 		uuid: f.uuid.kind, parent: f.parent.kind, session: f.session.kind, typ: f.typ.kind,
-		timestamp: f.timestamp.kind, subtype: f.subtype.kind, message: msgKind, parts: partKind}
-	if msgKind == jObject {
-		rec.Message = msg
+		timestamp: f.timestamp.kind, subtype: f.subtype.kind, message: msgKind, parts: partKind,
+		id: ident{
+			uuid: p.bytesOf(b, f.uuid), parent: p.bytesOf(b, f.parent), session: p.bytesOf(b, f.session),
+			typ: p.bytesOf(b, f.typ), subtype: p.bytesOf(b, f.subtype), cwd: p.bytesOf(b, f.cwd),
+			ts: p.bytesOf(b, f.timestamp),
+		}}
+	id := &pr.id
+	if f.timestamp.kind == jString {
+		id.timeMs, id.timeOK = parseTimeBytes(id.ts)
 	}
 	if p.light {
-		return pr, nil
+		return true
 	}
-	rec.Provenance = str(f.provenance)
-	rec.PromptID = str(f.promptID)
-	if d := str(f.daemonPromptID); len(jsTrim([]byte(d))) > 0 {
-		rec.DaemonPromptID = d
+
+	n := -1
+	if partKind == jArray {
+		n = len(p.parts)
+	}
+	rec, parts := newRecord(msgKind == jObject, n)
+	pr.rec = rec
+	p.setStr(&rec.UUID, id.uuid)
+	p.setStr(&rec.ParentUUID, id.parent)
+	rec.ParentNull = f.parent.kind == jNull
+	rec.SessionID = intern(&p.session, id.session)
+	p.setShort(&rec.Type, id.typ)
+	p.setStr(&rec.Subtype, id.subtype)
+	rec.HasSubtype = f.subtype.kind == jString
+	rec.Cwd = intern(&p.cwd, id.cwd)
+	p.setStr(&rec.Timestamp, id.ts)
+	rec.TimeMs, rec.TimeOK = id.timeMs, id.timeOK
+	if rec.Message != nil {
+		p.setShort(&rec.Message.Role, p.bytesOf(b, f.role))
+		p.setParts(b, parts)
+	}
+	p.setShort(&rec.Provenance, p.bytesOf(b, f.provenance))
+	p.setStr(&rec.PromptID, p.bytesOf(b, f.promptID))
+	if d := p.bytesOf(b, f.daemonPromptID); len(jsTrim(d)) > 0 {
+		p.setStr(&rec.DaemonPromptID, d)
 	}
 	rec.DeliveredTurn = f.delivered.kind == jTrue
 	rec.HasBackground = f.background.kind != jAbsent && f.background.kind != jNull
@@ -142,28 +427,39 @@ func (p *recordParser) parseObject(b []byte, whole bool) (*parsed, error) {
 		rec.GoalContext = p.goalContext(b, f.goal)
 	}
 	if f.payload.kind == jObject && rec.HasSubtype {
-		p.payload(rec, b, f.payload)
+		p.payload(rec, id.subtype, b, f.payload)
 	}
-	return pr, nil
+	p.flush()
+	return true
 }
 
-// content decodes a Gemini Content object at s.i. With light set the parts
-// are validated and counted but not decoded.
-func (p *recordParser) content(light bool) (*Content, jkind, bool) {
+// setParts fills parts from the collected part spans.
+func (p *recordParser) setParts(b []byte, parts []Part) {
+	for i := range parts {
+		ps := &p.parts[i]
+		parts[i] = ps.pt
+		pt := &parts[i]
+		p.setStr(&pt.Text, p.bytesOf(b, ps.text))
+		p.setStr(&pt.ID, p.bytesOf(b, ps.id))
+		p.setStr(&pt.Name, p.bytesOf(b, ps.name))
+	}
+	clear(p.parts) // Raw slices belong to the record now
+	p.parts = p.parts[:0]
+}
+
+// content scans a Gemini Content object at s.i, collecting its parts into
+// p.parts, and returns the span of its role and the kind of its parts. With
+// light set the parts are validated but not decoded.
+func (p *recordParser) content(light bool) (role span, partsKind jkind, ok bool) {
 	s := &p.s
-	c := &Content{}
-	partsKind := jAbsent
-	ok := s.object(func(k []byte) bool {
+	ok = s.object(func(k []byte) bool {
 		switch string(k) {
 		case "role":
 			sp, ok := s.value()
-			c.Role = ""
-			if ok && sp.kind == jString {
-				c.Role = spanString(s.b, sp)
-			}
+			role = sp
 			return ok
 		case "parts":
-			c.Parts = nil
+			p.parts = p.parts[:0]
 			if s.peek() != '[' {
 				sp, ok := s.value()
 				partsKind = sp.kind
@@ -174,29 +470,26 @@ func (p *recordParser) content(light bool) (*Content, jkind, bool) {
 				_, ok := s.value()
 				return ok
 			}
-			c.Parts = []Part{}
-			return s.array(func() bool {
-				part, ok := p.part()
-				c.Parts = append(c.Parts, part)
-				return ok
-			})
+			return s.array(p.part)
 		}
 		_, ok := s.value()
 		return ok
 	})
-	return c, partsKind, ok
+	return role, partsKind, ok
 }
 
-// part decodes one element of a parts array.
-func (p *recordParser) part() (Part, bool) {
+// part decodes one element of a parts array into p.parts.
+func (p *recordParser) part() bool {
 	s := &p.s
-	var pt Part
+	p.parts = append(p.parts, partSpans{})
+	ps := &p.parts[len(p.parts)-1]
+	pt := &ps.pt
 	if s.peek() != '{' {
 		sp, ok := s.value()
 		if ok && p.opts.KeepPayloads {
 			pt.Raw = append([]byte(nil), s.b[sp.start:sp.end]...)
 		}
-		return pt, ok
+		return ok
 	}
 	start := s.i
 	var (
@@ -212,12 +505,7 @@ func (p *recordParser) part() (Part, bool) {
 		switch string(k) {
 		case "text":
 			sawText = true
-			sp, ok := s.value()
-			pt.Text, pt.HasText = "", false
-			if ok && sp.kind == jString {
-				pt.Text, pt.HasText = spanString(s.b, sp), true
-			}
-			return ok
+			dst = &ps.text
 		case "thought":
 			dst = &thought
 		case "functionCall", "functionResponse":
@@ -264,17 +552,18 @@ func (p *recordParser) part() (Part, bool) {
 		return ok
 	})
 	if !ok {
-		return pt, false
+		return false
+	}
+	pt.HasText = ps.text.kind == jString
+	if !pt.HasText {
+		ps.text = span{}
 	}
 	pt.OnlyText = sawText && !sawOther
 	pt.Thought = truthySpan(s.b, thought)
 	idName := func(id, name span) {
-		if id.kind == jString {
-			pt.ID, pt.HasID = spanString(s.b, id), true
-		}
-		if name.kind == jString {
-			pt.Name, pt.HasName = spanString(s.b, name), true
-		}
+		ps.id, ps.name = id, name
+		pt.HasID = id.kind == jString
+		pt.HasName = name.kind == jString
 	}
 	switch {
 	case truthySpan(s.b, fc):
@@ -293,7 +582,7 @@ func (p *recordParser) part() (Part, bool) {
 	if p.opts.KeepPayloads {
 		pt.Raw = append([]byte(nil), s.b[start:s.i]...)
 	}
-	return pt, true
+	return true
 }
 
 // sub runs f with the scanner positioned over b[sp.start:sp.end], restoring
@@ -329,12 +618,10 @@ func (p *recordParser) goalContext(b []byte, sp span) *GoalContext {
 	p.sub(b, sp, func(s *scanner) {
 		var v [3]span
 		fields(s, []string{"goalId", "revision", "turnId"}, v[:])
-		if v[0].kind == jString {
-			g.GoalID, g.HasGoalID = spanString(b, v[0]), true
-		}
-		if v[2].kind == jString {
-			g.TurnID, g.HasTurnID = spanString(b, v[2]), true
-		}
+		p.setStr(&g.GoalID, p.bytesOf(b, v[0]))
+		g.HasGoalID = v[0].kind == jString
+		p.setStr(&g.TurnID, p.bytesOf(b, v[2]))
+		g.HasTurnID = v[2].kind == jString
 		g.Revision, g.RevisionIsInteger, g.RevisionComparable = revisionText(b, v[1])
 	})
 	return g
@@ -360,28 +647,35 @@ func revisionText(b []byte, sp span) (text string, integer, comparable bool) {
 	return "", false, false
 }
 
-func (p *recordParser) payload(r *Record, b []byte, sp span) {
-	str := func(v span) string {
-		if v.kind != jString {
-			return ""
-		}
-		return spanString(b, v)
-	}
-	switch r.Subtype {
+// payload decodes the typed systemPayload of r's subtype. Its strings are
+// flushed with the record's, except where they land in slices still growing.
+// subtype is the record's, whose string is not materialized yet.
+func (p *recordParser) payload(r *Record, subtype []byte, b []byte, sp span) {
+	str := func(dst *string, v span) { p.setStr(dst, p.bytesOf(b, v)) }
+	switch string(subtype) {
 	case SubtypeChatCompression:
 		c := &Compression{}
 		p.sub(b, sp, func(s *scanner) {
 			var v [2]span
 			fields(s, []string{"compressedHistory", "completedToolCallIds"}, v[:])
 			c.HasHistory = truthySpan(b, v[0])
+			p.eager = true
+			defer func() { p.eager = false }()
 			if v[0].kind == jArray {
 				s.i = v[0].start
 				s.array(func() bool {
 					if s.peek() == '{' {
-						ct, _, ok := p.content(false)
+						role, kind, ok := p.content(false)
 						if ok {
-							c.History = append(c.History, *ct)
+							ct := Content{}
+							p.setStr(&ct.Role, p.bytesOf(b, role))
+							if kind == jArray {
+								ct.Parts = make([]Part, len(p.parts))
+								p.setParts(b, ct.Parts)
+							}
+							c.History = append(c.History, ct)
 						}
+						p.parts = p.parts[:0]
 						return ok
 					}
 					_, ok := s.value()
@@ -393,7 +687,7 @@ func (p *recordParser) payload(r *Record, b []byte, sp span) {
 				s.array(func() bool {
 					e, ok := s.value()
 					if e.kind == jString {
-						c.CompletedToolCallIDs = append(c.CompletedToolCallIDs, spanString(b, e))
+						c.CompletedToolCallIDs = append(c.CompletedToolCallIDs, string(p.bytesOf(b, e)))
 					}
 					return ok
 				})
@@ -405,7 +699,8 @@ func (p *recordParser) payload(r *Record, b []byte, sp span) {
 		p.sub(b, sp, func(s *scanner) {
 			var v [5]span
 			fields(s, []string{"phase", "rawCommand", "sentToModel", "hiddenInvocation", "outputHistoryItems"}, v[:])
-			sc.Phase, sc.RawCommand = str(v[0]), str(v[1])
+			str(&sc.Phase, v[0])
+			str(&sc.RawCommand, v[1])
 			sc.SentToModel = v[2].kind == jTrue
 			sc.HiddenInvocation = v[3].kind == jTrue
 			if v[4].kind == jArray {
@@ -413,15 +708,14 @@ func (p *recordParser) payload(r *Record, b []byte, sp span) {
 				sc.OutputItemTypes = []string{}
 				s.i = v[4].start
 				s.array(func() bool {
-					t := ""
 					if s.peek() == '{' {
 						var tv [1]span
 						fields(s, []string{"type"}, tv[:])
-						sc.OutputItemTypes = append(sc.OutputItemTypes, str(tv[0]))
+						sc.OutputItemTypes = append(sc.OutputItemTypes, string(p.bytesOf(b, tv[0])))
 						return s.err == nil
 					}
 					_, ok := s.value()
-					sc.OutputItemTypes = append(sc.OutputItemTypes, t)
+					sc.OutputItemTypes = append(sc.OutputItemTypes, "")
 					return ok
 				})
 				sc.OutputItemsLength = len(sc.OutputItemTypes)
@@ -432,20 +726,23 @@ func (p *recordParser) payload(r *Record, b []byte, sp span) {
 		p.sub(b, sp, func(s *scanner) {
 			var v [1]span
 			fields(s, []string{"toolCallId"}, v[:])
-			r.GoalTurnEnd = &GoalTurnEnd{ToolCallID: str(v[0])}
+			r.GoalTurnEnd = &GoalTurnEnd{}
+			str(&r.GoalTurnEnd.ToolCallID, v[0])
 		})
 	case SubtypeTurnResult:
 		t := &TurnResult{}
 		p.sub(b, sp, func(s *scanner) {
 			var v [5]span
 			fields(s, []string{"promptId", "state", "stopReason", "cancelledAt", "endedAt"}, v[:])
-			t.PromptID, t.State, t.StopReason = str(v[0]), str(v[1]), str(v[2])
+			str(&t.PromptID, v[0])
+			str(&t.State, v[1])
+			str(&t.StopReason, v[2])
 			if truthySpan(b, v[3]) {
 				t.HasCancelledAt = true
-				t.CancelledAt = string(b[v[3].start:v[3].end])
+				p.setStr(&t.CancelledAt, b[v[3].start:v[3].end])
 			}
 			if v[4].kind != jAbsent {
-				t.EndedAt = string(b[v[4].start:v[4].end])
+				p.setStr(&t.EndedAt, b[v[4].start:v[4].end])
 			}
 		})
 		r.TurnResult = t
@@ -453,19 +750,23 @@ func (p *recordParser) payload(r *Record, b []byte, sp span) {
 		p.sub(b, sp, func(s *scanner) {
 			var v [2]span
 			fields(s, []string{"customTitle", "titleSource"}, v[:])
-			r.CustomTitle = &CustomTitle{Title: str(v[0]), Source: str(v[1])}
+			r.CustomTitle = &CustomTitle{}
+			str(&r.CustomTitle.Title, v[0])
+			str(&r.CustomTitle.Source, v[1])
 		})
 	case SubtypeNotification, SubtypeCron:
 		n := &Notification{}
 		p.sub(b, sp, func(s *scanner) {
 			var v [2]span
 			fields(s, []string{"displayText", "backgroundTask"}, v[:])
-			n.DisplayText = str(v[0])
+			str(&n.DisplayText, v[0])
 			if v[1].kind == jObject {
 				s.i = v[1].start
 				var t [3]span
 				fields(s, []string{"taskId", "status", "kind"}, t[:])
-				n.TaskID, n.TaskStatus, n.TaskKind = str(t[0]), str(t[1]), str(t[2])
+				str(&n.TaskID, t[0])
+				str(&n.TaskStatus, t[1])
+				str(&n.TaskKind, t[2])
 			}
 		})
 		r.Notification = n

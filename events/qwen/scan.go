@@ -39,6 +39,9 @@ type span struct {
 	kind       jkind
 	start, end int
 	escaped    bool // a string containing backslash escapes
+	// plain: a string of ASCII without escapes, whose bytes are its value
+	// (nothing to validate or decode).
+	plain bool
 }
 
 // syntaxError is a JSON syntax error at a byte offset of the scanned input.
@@ -82,11 +85,18 @@ func (s *scanner) ws() {
 	}
 }
 
-// peek returns the next non-whitespace byte, or 0 at the end.
+// peek returns the next non-whitespace byte, or 0 at the end. It is called
+// several times per member, and records written by Qwen hold no
+// whitespace: the first test settles nearly every call.
 func (s *scanner) peek() byte {
-	s.ws()
 	if s.i < len(s.b) {
-		return s.b[s.i]
+		if c := s.b[s.i]; c > ' ' {
+			return c
+		}
+		s.ws()
+		if s.i < len(s.b) {
+			return s.b[s.i]
+		}
 	}
 	return 0
 }
@@ -97,39 +107,45 @@ const (
 )
 
 // stringEnd scans a string whose opening quote is at s.i, leaving s.i after
-// the closing quote. It reports whether the string holds escapes.
-func (s *scanner) stringEnd() (escaped, ok bool) {
+// the closing quote. It reports whether the string holds escapes and
+// whether it is plain (no escapes, only ASCII), which saves a second pass
+// over the strings that are kept.
+func (s *scanner) stringEnd() (escaped, plain, ok bool) {
 	b := s.b
 	i := s.i + 1
+	var hi uint64 // the OR of every byte of the string
 	for {
 		// Eight bytes at a time: stop at the first quote, backslash or
 		// control byte. The lowest flagged byte is always exact.
 		for i+8 <= len(b) {
-			w := binary.LittleEndian.Uint64(b[i:])
+			w := binary.LittleEndian.Uint64(b[i : i+8])
 			q := w ^ (lsb * '"')
 			bs := w ^ (lsb * '\\')
-			m := ((q - lsb) &^ q) | ((bs - lsb) &^ bs) | ((w - lsb*0x20) &^ w)
-			m &= msb
+			m := ((q-lsb)&^q | (bs-lsb)&^bs | (w-lsb*0x20)&^w) & msb
 			if m != 0 {
+				// Only the bytes below the first flagged one are the
+				// string's; (m & -m) - 1 covers their high bits.
+				hi |= w & ((m & -m) - 1)
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
+			hi |= w
 			i += 8
 		}
 		if i >= len(b) {
 			s.i = i
-			return escaped, s.fail("unterminated string")
+			return escaped, false, s.fail("unterminated string")
 		}
 		c := b[i]
 		switch {
 		case c == '"':
 			s.i = i + 1
-			return escaped, true
+			return escaped, !escaped && hi&msb == 0, true
 		case c == '\\':
 			escaped = true
 			if i+1 >= len(b) {
 				s.i = i
-				return escaped, s.fail("unterminated escape")
+				return escaped, false, s.fail("unterminated escape")
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -137,17 +153,18 @@ func (s *scanner) stringEnd() (escaped, ok bool) {
 			case 'u':
 				if i+6 > len(b) || !isHex4(b[i+2:i+6]) {
 					s.i = i
-					return escaped, s.fail("invalid \\u escape")
+					return escaped, false, s.fail("invalid \\u escape")
 				}
 				i += 6
 			default:
 				s.i = i
-				return escaped, s.fail("invalid escape")
+				return escaped, false, s.fail("invalid escape")
 			}
 		case c < 0x20:
 			s.i = i
-			return escaped, s.fail("control character in string")
+			return escaped, false, s.fail("control character in string")
 		default:
+			hi |= uint64(c)
 			i++
 		}
 	}
@@ -258,8 +275,8 @@ func (s *scanner) value() (span, bool) {
 	switch c {
 	case '"':
 		sp.kind = jString
-		esc, ok := s.stringEnd()
-		sp.escaped, sp.end = esc, s.i
+		esc, plain, ok := s.stringEnd()
+		sp.escaped, sp.plain, sp.end = esc, plain, s.i
 		return sp, ok
 	case '{':
 		sp.kind = jObject
@@ -326,7 +343,7 @@ func (s *scanner) skipContainer() bool {
 			s.push(false)
 			continue
 		case '"':
-			if _, ok := s.stringEnd(); !ok {
+			if _, _, ok := s.stringEnd(); !ok {
 				return false
 			}
 		case 't':
@@ -385,7 +402,7 @@ func (s *scanner) objectKey() bool {
 	if s.peek() != '"' {
 		return s.fail("expected object key")
 	}
-	if _, ok := s.stringEnd(); !ok {
+	if _, _, ok := s.stringEnd(); !ok {
 		return false
 	}
 	if s.peek() != ':' {
@@ -402,7 +419,7 @@ func (s *scanner) key() ([]byte, bool) {
 		return nil, s.fail("expected object key")
 	}
 	start := s.i
-	esc, ok := s.stringEnd()
+	esc, _, ok := s.stringEnd()
 	if !ok {
 		return nil, false
 	}
@@ -484,7 +501,7 @@ func (s *scanner) array(f func() bool) bool {
 // does.
 func spanString(b []byte, sp span) string {
 	raw := b[sp.start+1 : sp.end-1]
-	if !sp.escaped && utf8.Valid(raw) {
+	if sp.plain || !sp.escaped && utf8.Valid(raw) {
 		return string(raw)
 	}
 	return string(unquoteAppend(make([]byte, 0, len(raw)), raw))
@@ -493,6 +510,15 @@ func spanString(b []byte, sp span) string {
 // unquoteAppend decodes the body of a syntactically valid JSON string.
 func unquoteAppend(dst, s []byte) []byte {
 	for i := 0; i < len(s); {
+		// Runs of plain ASCII are copied whole.
+		j := i
+		for j < len(s) && s[j] != '\\' && s[j] < utf8.RuneSelf {
+			j++
+		}
+		dst = append(dst, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
 		c := s[i]
 		if c == '\\' {
 			switch s[i+1] {
@@ -525,11 +551,6 @@ func unquoteAppend(dst, s []byte) []byte {
 				dst = append(dst, s[i+1])
 			}
 			i += 2
-			continue
-		}
-		if c < utf8.RuneSelf {
-			dst = append(dst, c)
-			i++
 			continue
 		}
 		r, size := utf8.DecodeRune(s[i:])

@@ -25,7 +25,45 @@ func ParseTime(s string) (int64, bool) {
 	return parseLegacy(s)
 }
 
-func parseISO(s string) (int64, bool) {
+// parseTimeBytes is ParseTime of string(b), without the string for the
+// ISO form every writer uses.
+func parseTimeBytes(b []byte) (int64, bool) {
+	if ms, ok := canonicalTime(b); ok {
+		return ms, true
+	}
+	if ms, ok := parseISO(b); ok {
+		return ms, true
+	}
+	return parseLegacy(string(b))
+}
+
+// canonicalTime reads the one form Qwen writes (toISOString:
+// YYYY-MM-DDTHH:mm:ss.sssZ) with fixed offsets; every record has a
+// timestamp and both passes parse it. Anything else, including a field out
+// of range or hour 24, is left to parseISO (ok false).
+func canonicalTime(b []byte) (int64, bool) {
+	if len(b) != 24 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' ||
+		b[16] != ':' || b[19] != '.' || b[23] != 'Z' {
+		return 0, false
+	}
+	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22} {
+		if b[i] < '0' || b[i] > '9' {
+			return 0, false
+		}
+	}
+	d2 := func(i int) int { return int(b[i]-'0')*10 + int(b[i+1]-'0') }
+	year := d2(0)*100 + d2(2)
+	month, day, hour, minute, sec := d2(5), d2(8), d2(11), d2(14), d2(17)
+	ms := d2(20)*10 + int(b[22]-'0')
+	if month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || sec > 59 {
+		return 0, false
+	}
+	// A four-digit year is always within TimeClip's range.
+	return (daysFromCivil(year, month, 1)+int64(day-1))*86400000 +
+		int64(hour)*3600000 + int64(minute)*60000 + int64(sec)*1000 + int64(ms), true
+}
+
+func parseISO[S string | []byte](s S) (int64, bool) {
 	i := 0
 	num := func(n int) (int, bool) {
 		if i+n > len(s) {
