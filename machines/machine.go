@@ -84,7 +84,7 @@ func (s Step) Describe() string {
 		}
 		return fmt.Sprintf("%s: %s -x-> %s vetoed [%s]", s.Event, s.Src, s.Dst, strings.Join(parts, "; "))
 	}
-	return fmt.Sprintf("%s: %s --> %s", s.Event, s.Src, s.Dst)
+	return s.Event + ": " + s.Src + " --> " + s.Dst
 }
 
 // Machine runs a Table on looplab/fsm. Every Fire is serialized by one mutex

@@ -278,11 +278,11 @@ func (s *QwenStore) AppendLedger(ctx context.Context, sessionID string, line []b
 	if len(line) == 0 || bytes.IndexByte(line, '\n') >= 0 {
 		return fmt.Errorf("%w (session %q, %d bytes)", ErrInvalidLine, sessionID, len(line))
 	}
-	path, err := s.layout.LedgerPath(sessionID, Active)
+	path, err := s.activePath(sessionID, ledgerExt)
 	if err != nil {
 		return err
 	}
-	lock, err := s.layout.ledgerLockPath(sessionID, Active)
+	lock, err := s.activePath(sessionID, lockExt)
 	if err != nil {
 		return err
 	}
@@ -294,7 +294,7 @@ func (s *QwenStore) OpenLedger(ctx context.Context, sessionID string) (io.ReadCl
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("jsonl: open ledger: %w", err)
 	}
-	path, err := s.layout.LedgerPath(sessionID, Active)
+	path, err := s.activePath(sessionID, ledgerExt)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +321,7 @@ func (s *QwenStore) OpenLedgerTail(ctx context.Context, sessionID string, n int6
 	if err := ctx.Err(); err != nil {
 		return nil, false, fmt.Errorf("jsonl: open ledger tail: %w", err)
 	}
-	path, err := s.layout.LedgerPath(sessionID, Active)
+	path, err := s.activePath(sessionID, ledgerExt)
 	if err != nil {
 		return nil, false, err
 	}

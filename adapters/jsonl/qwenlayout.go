@@ -167,10 +167,16 @@ func (l QwenLayout) sessionPath(id string, state SessionState, ext string) (stri
 	if state != Active && state != Archived {
 		return "", fmt.Errorf("jsonl: unknown session state %q", state)
 	}
+	return sessionPathIn(l.ChatsDir(state), id, ext)
+}
+
+// sessionPathIn is sessionPath with the state's chats directory already
+// built (the store computes it once: SanitizeCwd and the joins were a fixed
+// cost of every ledger and transcript access).
+func sessionPathIn(dir, id, ext string) (string, error) {
 	if err := CheckSessionID(id); err != nil {
 		return "", err
 	}
-	dir := l.ChatsDir(state)
 	p := filepath.Join(dir, id+ext)
 	if filepath.Dir(p) != dir { // belt and braces: CheckSessionID should make this impossible
 		return "", fmt.Errorf("jsonl: session id %q escapes %s: %w", id, dir, adapters.ErrInvalidSessionID)

@@ -26,6 +26,7 @@ import (
 type QwenStore struct {
 	fs     vfs.FS
 	layout QwenLayout
+	active string // layout.ChatsDir(Active), built once
 
 	mu      sync.Mutex
 	writers map[string]*ledgerWriter
@@ -37,7 +38,13 @@ var _ adapters.Store = (*QwenStore)(nil)
 // NewQwenStore returns a store over fsys (vfs.OS in production, a
 // memory.FS in crash tests) for one project's layout.
 func NewQwenStore(fsys vfs.FS, layout QwenLayout) *QwenStore {
-	return &QwenStore{fs: fsys, layout: layout, writers: map[string]*ledgerWriter{}}
+	return &QwenStore{fs: fsys, layout: layout, active: layout.ChatsDir(Active), writers: map[string]*ledgerWriter{}}
+}
+
+// activePath is layout's path of an active session's file with extension
+// ext (the same checks as QwenLayout's, on the cached directory).
+func (s *QwenStore) activePath(id, ext string) (string, error) {
+	return sessionPathIn(s.active, id, ext)
 }
 
 // Layout is the layout the store was made with.

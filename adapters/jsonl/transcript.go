@@ -24,7 +24,7 @@ func (s *QwenStore) OpenTranscript(ctx context.Context, sessionID string) (io.Re
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("jsonl: open transcript: %w", err)
 	}
-	path, err := s.layout.TranscriptPath(sessionID, Active)
+	path, err := s.activePath(sessionID, transcriptExt)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (s *QwenStore) TranscriptTailUUID(ctx context.Context, sessionID string) (s
 	if ctx.Err() != nil {
 		return "", false
 	}
-	path, err := s.layout.TranscriptPath(sessionID, Active)
+	path, err := s.activePath(sessionID, transcriptExt)
 	if err != nil {
 		return "", false
 	}
