@@ -133,11 +133,22 @@ func (r *reconciler) tracef(format string, args ...any) {
 }
 
 func (r *reconciler) guards() machines.ReconcileGuards {
-	if r.opts.Reference {
+	switch {
+	case len(r.opts.Guards) > 0 && r.opts.Reference:
 		return machines.ReferenceReconcileGuards(r.opts.Guards...)
+	case len(r.opts.Guards) > 0:
+		return machines.DefaultReconcileGuards(r.opts.Guards...)
+	case r.opts.Reference:
+		return referenceGuards
 	}
-	return machines.DefaultReconcileGuards(r.opts.Guards...)
+	return defaultGuards
 }
+
+// The built-in guard sets are values; built once, not per decision.
+var (
+	defaultGuards   = machines.DefaultReconcileGuards()
+	referenceGuards = machines.ReferenceReconcileGuards()
+)
 
 func (r *reconciler) decision(v Verdict) Decision {
 	d := Decision{SessionID: r.sid, Target: r.ev.Target, Verdict: v, State: r.m.Current(), Evidence: r.ev}
