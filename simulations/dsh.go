@@ -18,7 +18,7 @@ import (
 // DSHResult is one dsh log driven to a crash and loaded back.
 type DSHResult struct {
 	Ran        bool // a dsh log was driven (one per model run)
-	Appended   int // events acknowledged before the crash
+	Appended   int  // events acknowledged before the crash
 	Repaired   bool
 	Violations []string
 }

@@ -79,22 +79,29 @@ func Run(ctx context.Context, cfg Config) Report {
 		wg   sync.WaitGroup
 	)
 	// Workers take whole model runs; a run emits its crash points that fall
-	// in [First, First+Runs).
+	// in [First, First+Runs). Runs have different lengths, so their first
+	// scenario indices are laid out before the workers start.
 	first, end := cfg.First, cfg.First+cfg.Runs
-	next.Store(int64(first / CrashesPerRun))
-	lastRun := int64((end - 1) / CrashesPerRun)
+	type span struct{ run, base int }
+	var spans []span
+	if cfg.Runs > 0 {
+		run, base := locate(cfg.Seed, first)
+		for ; base < end; run++ {
+			spans = append(spans, span{run, base})
+			base += runLen(cfg.Seed, run)
+		}
+	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				run := int(next.Add(1) - 1)
-				if int64(run) > lastRun {
+				i := int(next.Add(1) - 1)
+				if i >= len(spans) {
 					return
 				}
-				from := max(first-run*CrashesPerRun, 0)
-				to := min(end-run*CrashesPerRun, CrashesPerRun)
-				runModel(ctx, cfg.Seed, run, from, to, false, func(r Result) {
+				sp := spans[i]
+				runModel(ctx, cfg.Seed, sp.run, sp.base, max(first-sp.base, 0), end-sp.base, false, func(r Result) {
 					mu.Lock()
 					rep.add(r, byClass, keep)
 					mu.Unlock()

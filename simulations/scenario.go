@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/memory"
@@ -101,13 +100,13 @@ func (t *Tally) count(o Outcome, lost bool) {
 
 // Result is one scenario's score.
 type Result struct {
-	Seed      uint64
-	Index     int
-	Class     string
+	Seed  uint64
+	Index int
+	Class string
 	// ClassIndex indexes Classes().
 	ClassIndex int
-	Tailproof Tally
-	Reference Tally
+	Tailproof  Tally
+	Reference  Tally
 	// Violations are invariant failures other than wrong terminals
 	// (durability, idempotence, store and model errors, dsh balance): each
 	// one fails the run.
@@ -229,18 +228,34 @@ func dshRand(seed uint64, run int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed^0x94d049bb133111eb, uint64(run)^0xbf58476d1ce4e5b9))
 }
 
-// CrashesPerRun is how many crash scenarios one model run yields. A model
-// run is one daemon's timeline of actions; at each of its crash points the
-// daemon — filesystem, page cache, prompts and their truth, running turns —
-// is forked, and the fork alone is crashed, recovered under both rule sets
-// and scored, while the timeline goes on uncrashed. Scenario k is crash
-// point k%CrashesPerRun of model run k/CrashesPerRun. Forking instead of
-// re-running the model per crash is what lets a run cover a million crashes
-// quickly; each scenario's crash, its recovery and its invariants are whole.
-const CrashesPerRun = 16
+// A model run is one daemon's timeline of actions (restarts included), and
+// it is crashed after every one of them: after action i the daemon is
+// forked — filesystem with durable and page-cache bytes, store, prompts and
+// their truth, running turns — and only the fork crashes (possibly inside
+// one more ledger append), is recovered under both rule sets and is scored,
+// while the timeline goes on as if nothing happened. A run of n actions is n
+// crash scenarios, numbered consecutively across a seed's runs. Forking
+// instead of re-running the model per crash is what lets a run cover a
+// million crashes quickly; each scenario's crash, recovery and invariants
+// are whole.
 
-// ClassOf returns scenario index's class (an index into Classes()).
-func ClassOf(index int) int { return classOfRun(index / CrashesPerRun) }
+// runLen is how many actions (so crash scenarios) model run run of seed
+// has: the first draw of the run's own stream, so it is known without
+// running the model.
+func runLen(seed uint64, run int) int { return modelRand(seed, run).IntN(40) + 8 }
+
+// locate returns the model run holding scenario index of seed and the run's
+// first scenario index.
+func locate(seed uint64, index int) (run, base int) {
+	for {
+		n := runLen(seed, run)
+		if index < base+n {
+			return run, base
+		}
+		base += n
+		run++
+	}
+}
 
 func classOfRun(run int) int { return run % NumClasses() }
 
@@ -253,8 +268,9 @@ func runClass(run int) (*Profile, Version) {
 // Result carries the timeline's trace up to the fork and the fork's own.
 func RunScenario(ctx context.Context, seed uint64, index int, trace bool) Result {
 	var out Result
-	j := index % CrashesPerRun
-	runModel(ctx, seed, index/CrashesPerRun, j, j+1, trace, func(r Result) { out = r })
+	run, base := locate(seed, index)
+	j := index - base
+	runModel(ctx, seed, run, base, j, j+1, trace, func(r Result) { out = r })
 	return out
 }
 
@@ -276,52 +292,46 @@ func (m *timelineMark) skip(d *Daemon) {
 	*m = timelineMark{len(d.violations), len(d.wrong), d.restartRec.decided, d.continues, d.wedgedWindow}
 }
 
-// runModel drives model run run of seed and emits the scored scenarios of
-// its crash points from..to-1 (the earlier ones are passed over, not
-// crashed). The run's dsh log goes with crash point 0.
-func runModel(ctx context.Context, seed uint64, run, from, to int, trace bool, emit func(Result)) {
+// runModel drives model run run of seed, whose first scenario is base, and
+// emits the scored scenarios of its crash points from..to-1 (crash point j
+// follows action j+1; earlier ones are passed over, not crashed). The run's
+// dsh log goes with crash point 0.
+func runModel(ctx context.Context, seed uint64, run, base, from, to int, trace bool, emit func(Result)) {
 	src := modelRand(seed, run)
+	n := src.IntN(40) + 8 // runLen's draw
+	to = min(to, n)
 	prof, ver := runClass(run)
 	class := prof.Name + "/" + ver.Name
 	d := NewDaemon(ctx, src, prof, ver)
 	if trace {
 		d.trace = []string{}
 	}
-	n := src.IntN(40) + 8
-	var at [CrashesPerRun]int
-	for j := range at {
-		at[j] = 1 + src.IntN(n)
-	}
-	slices.Sort(at[:])
 	var mark timelineMark
-	j := 0
-	for i := 1; j < to; i++ {
+	for j := 0; j < to; j++ {
 		if len(d.violations) == 0 {
 			d.act(d.choose())
 		}
-		for ; j < to && at[j] == i; j++ {
-			if j < from {
-				mark.skip(d)
-				continue
-			}
-			k := run*CrashesPerRun + j
-			res := Result{Seed: seed, Index: k, Class: class, ClassIndex: classOfRun(run)}
-			f, err := d.fork(scenarioRand(seed, k))
-			if err != nil {
-				res.Violations = append(res.Violations, err.Error())
-			} else {
-				f.tracef("-- crash point %d (scenario %d) after action %d of %d", j, k, i, n)
-				f.finish(&res)
-				if trace {
-					res.Trace = f.trace
-				}
-			}
-			mark.take(d, &res)
-			if j == 0 {
-				res.DSH = RunDSH(ctx, dshRand(seed, run), prof)
-			}
-			emit(res)
+		if j < from {
+			mark.skip(d)
+			continue
 		}
+		k := base + j
+		res := Result{Seed: seed, Index: k, Class: class, ClassIndex: classOfRun(run)}
+		f, err := d.fork(scenarioRand(seed, k))
+		if err != nil {
+			res.Violations = append(res.Violations, err.Error())
+		} else {
+			f.tracef("-- crash after action %d of %d (scenario %d)", j+1, n, k)
+			f.finish(&res)
+			if trace {
+				res.Trace = f.trace
+			}
+		}
+		mark.take(d, &res)
+		if j == 0 {
+			res.DSH = RunDSH(ctx, dshRand(seed, run), prof)
+		}
+		emit(res)
 	}
 }
 
