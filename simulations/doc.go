@@ -37,20 +37,19 @@
 //
 // # Runs and crash points
 //
-// A model run is one daemon's timeline of actions (restarts included). It
-// has CrashesPerRun crash points drawn along it; at each, the daemon is
-// forked — its filesystem with durable and page-cache bytes
+// A model run is one daemon's timeline of 8–47 actions (restarts included),
+// and it is crashed after every one of them: after each action the daemon
+// is forked — its filesystem with durable and page-cache bytes
 // (memory.FS.Clone), its store, its prompts and their truth, the turns it is
 // running — and only the fork crashes (possibly inside one more ledger
 // append), is recovered under both rule sets and is scored, while the
-// timeline goes on as if nothing happened. Scenario k of a seed is crash
-// point k%CrashesPerRun of model run k/CrashesPerRun; the run's actions and
-// crash points come from the run's own stream, each scenario's crash from
-// the scenario's own (seed, k) stream, so any scenario replays alone
-// (RunScenario), scoring and tracing exactly as inside its run
-// (TestForksAreIndependent). The timeline's own findings — restart
-// reconciliations, admission probes, model failures — are reported once, by
-// the next crash point after them.
+// timeline goes on as if nothing happened. A run of n actions is n
+// scenarios, numbered consecutively across a seed's runs; the run's actions
+// come from the run's own stream, each scenario's crash from the scenario's
+// own (seed, k) stream, so any scenario replays alone (RunScenario), scoring
+// and tracing exactly as inside its run (TestForksAreIndependent). The
+// timeline's own findings — restart reconciliations, admission probes,
+// model failures — are reported once, by the next crash point after them.
 //
 // # Ground truth and scoring
 //
