@@ -106,6 +106,17 @@ const (
 	msb = 0x8080808080808080
 )
 
+// stopMask flags (high bit of the byte) the bytes of w that end a run of
+// plain string bytes: a quote, a backslash or a control byte. Only the
+// lowest flag is exact (a borrow may flag bytes above it), which is all
+// stringEnd uses. One test finds quotes and control bytes together:
+// x^0x02 is below 0x21 exactly when x is below 0x20 or is '"' (0x22).
+func stopMask(w uint64) uint64 {
+	qc := w ^ (lsb * 0x02)
+	bs := w ^ (lsb * '\\')
+	return ((qc-lsb*0x21)&^qc | (bs-lsb)&^bs) & msb
+}
+
 // stringEnd scans a string whose opening quote is at s.i, leaving s.i after
 // the closing quote. It reports whether the string holds escapes and
 // whether it is plain (no escapes, only ASCII), which saves a second pass
@@ -116,12 +127,10 @@ func (s *scanner) stringEnd() (escaped, plain, ok bool) {
 	var hi uint64 // the OR of every byte of the string
 	for {
 		// Eight bytes at a time: stop at the first quote, backslash or
-		// control byte. The lowest flagged byte is always exact.
+		// control byte.
 		for i+8 <= len(b) {
 			w := binary.LittleEndian.Uint64(b[i : i+8])
-			q := w ^ (lsb * '"')
-			bs := w ^ (lsb * '\\')
-			m := ((q-lsb)&^q | (bs-lsb)&^bs | (w-lsb*0x20)&^w) & msb
+			m := stopMask(w)
 			if m != 0 {
 				// Only the bytes below the first flagged one are the
 				// string's; (m & -m) - 1 covers their high bits.
