@@ -22,6 +22,7 @@ var fuzzSeeds = []string{
 	`{"uuid":"n1","parentUuid":"a1","sessionId":"S","type":"user","subtype":"notification","systemPayload":{"displayText":"d","backgroundTask":{"taskId":"t","status":"completed","kind":"agent"}}}`,
 	"{\"uuid\":\"\xff\xfe\",\"x\":\"\\ud800\\u0041\"}",
 	`{"timestamp":"+275760-09-13T00:00:00.000Z"}`, `{"timestamp":"2026-02-30T24:00"}`,
+	`{"timestamp":"+277000"}`, `{"timestamp":"2026-01-01 00:01:00Z"}`, `{"timestamp":"Thu, 01 Jan 2026 00:01:00 GMT"}`,
 }
 
 // FuzzDecodeLine: no input panics the codec, and every event it yields is a

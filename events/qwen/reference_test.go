@@ -363,12 +363,17 @@ func refPayload(r *Record, o map[string]json.RawMessage, opts DecodeOptions) {
 }
 
 // refParseTime reads the ECMAScript date-time format with a regular
-// structure check and the standard library's calendar arithmetic.
+// structure check and the standard library's calendar arithmetic. An
+// invalid timestamp reads as 0. V8's legacy fallback forms are left to
+// parseLegacy: both implementations would only call time.Parse for them.
 func refParseTime(s string) (int64, bool) {
 	if !utf8.ValidString(s) {
 		return 0, false
 	}
-	return refISO(s)
+	if t, ok := refISO(s); ok {
+		return t, true
+	}
+	return parseLegacy(s)
 }
 
 var isoRe = regexp.MustCompile(`^([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?([Zz]|[+-]\d{2}:?\d{2})?)?$`)
