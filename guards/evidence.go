@@ -71,7 +71,7 @@ type TranscriptEvidence struct {
 	DispatchUUID string
 	// NotDispatched: the admission's marker is on the active chain and no
 	// prompt record follows it — nor any user-role record at all except
-	// background turns' system-provenance openers. A prompt's turn opens with its own user
+	// cron prompts, notifications and goal-runtime continuations. A prompt's turn opens with its own user
 	// record, written at dispatch, after admission — so by chain position
 	// (immune to clock steps) the target's turn never started, or whatever it
 	// wrote was lost with the tail (a torn or vanished suffix takes every

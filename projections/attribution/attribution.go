@@ -43,8 +43,9 @@ type Fold struct {
 	lastBg                 int
 	lastBgUUID, lastBgKind string
 	// userAfter: a user-role record after admission that could be a
-	// prompt's — anything but a background turn's system-provenance opener
-	// (a plain prompt, a mid-turn user message, a realtime message...).
+	// prompt's — anything but a background turn's opener or a cold
+	// notification (a plain prompt of any provenance, a mid-turn user
+	// message, a realtime message...).
 	userAfter bool
 }
 
@@ -95,7 +96,7 @@ func (f *Fold) Add(ev events.Event) {
 	}
 	if isAfter {
 		f.ev.AfterAdmission++
-		if rec.Type == qwen.TypeUser && rec.Provenance != "system" && BackgroundOpener(rec) == "" {
+		if rec.Type == qwen.TypeUser && !backgroundOrNotice(rec) {
 			f.userAfter = true
 		}
 		if kind := BackgroundOpener(rec); kind != "" {
@@ -216,6 +217,17 @@ func (f *Fold) clock(rec *qwen.Record) {
 func IsPromptRecord(rec *qwen.Record) bool {
 	return rec.Type == qwen.TypeUser && !rec.HasSubtype && rec.Message != nil &&
 		(rec.Provenance == "real_user" || rec.Provenance == "")
+}
+
+// backgroundOrNotice: a user-role record that is never a prompt's — a
+// cron prompt, a notification (delivered or cold) or a goal-runtime
+// continuation, told apart by subtype whatever their provenance says.
+func backgroundOrNotice(rec *qwen.Record) bool {
+	switch rec.Subtype {
+	case qwen.SubtypeCron, qwen.SubtypeNotification, qwen.SubtypeGoalRuntime:
+		return true
+	}
+	return false
 }
 
 // BackgroundOpener names the execution class whose turn rec opens, or ""

@@ -41,10 +41,14 @@ const (
 	// CatLocalCommand: a local slash command answered the target after its
 	// admission, with nothing after it [§2d].
 	CatLocalCommand = "h-local-command"
+	// CatNotStarted: no user-role record after the target's marker, so its
+	// turn never started and it is stamped interrupted without classifying
+	// the foreign tail [§2e].
+	CatNotStarted = "i-not-started"
 )
 
 // Categories lists the deliberate differences in report order.
-var Categories = []string{CatOwnership, CatSystemProvenance, CatIntegrity, CatChainDegraded, CatNotificationTrim, CatBackgroundTurn, CatDispatchEvidence, CatClockMonotonic, CatLocalCommand}
+var Categories = []string{CatOwnership, CatSystemProvenance, CatIntegrity, CatChainDegraded, CatNotificationTrim, CatBackgroundTurn, CatDispatchEvidence, CatClockMonotonic, CatLocalCommand, CatNotStarted}
 
 // Outcome is one scenario run through the reference and both tailproof modes.
 type Outcome struct {
@@ -281,6 +285,10 @@ func classify(o *Outcome) (string, string) {
 		if _, refNoAnswer := hasVeto(ref, "completion-evidence"); refNoAnswer && def.Evidence.Transcript.LocalCommandDone && !ref.Evidence.Transcript.LocalCommandDone {
 			return CatOwnership, fmt.Sprintf("local slash command answered the target's own record #%d", own.TargetIdx)
 		}
+	}
+	// (i) no user-role record after the target's marker: it never started.
+	if def.Evidence.Verdict.FromNotDispatched && def.Appended != nil {
+		return CatNotStarted, "no user-role record after the target's admission marker: its turn never started"
 	}
 	// (f) no prompt record after the admission: the tail is another turn's.
 	if v, ok := hasVeto(def, "dispatch-evidence"); ok {
