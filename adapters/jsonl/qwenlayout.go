@@ -177,7 +177,10 @@ func sessionPathIn(dir, id, ext string) (string, error) {
 	if err := CheckSessionID(id); err != nil {
 		return "", err
 	}
-	p := filepath.Join(dir, id+ext)
+	// dir is clean (built by filepath.Join) and a checked id has no
+	// separator and is no dot element, so this is filepath.Join's result
+	// without its re-cleaning.
+	p := dir + string(filepath.Separator) + id + ext
 	if filepath.Dir(p) != dir { // belt and braces: CheckSessionID should make this impossible
 		return "", fmt.Errorf("jsonl: session id %q escapes %s: %w", id, dir, adapters.ErrInvalidSessionID)
 	}

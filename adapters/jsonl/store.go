@@ -38,7 +38,21 @@ var _ adapters.Store = (*QwenStore)(nil)
 // NewQwenStore returns a store over fsys (vfs.OS in production, a
 // memory.FS in crash tests) for one project's layout.
 func NewQwenStore(fsys vfs.FS, layout QwenLayout) *QwenStore {
-	return &QwenStore{fs: fsys, layout: layout, active: layout.ChatsDir(Active), writers: map[string]*ledgerWriter{}}
+	return &QwenStore{fs: fsys, layout: layout, active: activeChatsDir(layout), writers: map[string]*ledgerWriter{}}
+}
+
+// activeDirs memoizes layout.ChatsDir(Active): a process opens stores over
+// few layouts (the simulator, thousands of times over one), and SanitizeCwd
+// plus the joins were a visible share of creating a store.
+var activeDirs sync.Map // QwenLayout -> string
+
+func activeChatsDir(l QwenLayout) string {
+	if d, ok := activeDirs.Load(l); ok {
+		return d.(string)
+	}
+	d := l.ChatsDir(Active)
+	activeDirs.Store(l, d)
+	return d
 }
 
 // activePath is layout's path of an active session's file with extension
