@@ -163,7 +163,7 @@ func (r *reconciler) decision(v Verdict) Decision {
 func (r *reconciler) fire(event string) bool {
 	err := r.m.Fire(r.ctx, event, r.ev)
 	if s, ok := r.m.Last(); ok {
-		r.tracef("machine %s", s.Describe())
+		r.trace = append(r.trace, "machine "+s.Describe())
 	}
 	if err == nil {
 		return true
@@ -174,7 +174,7 @@ func (r *reconciler) fire(event string) bool {
 	}
 	if gerr := r.m.Fire(r.ctx, machines.EvGiveUp, r.ev); gerr == nil {
 		if s, ok := r.m.Last(); ok {
-			r.tracef("machine %s", s.Describe())
+			r.trace = append(r.trace, "machine "+s.Describe())
 		}
 	}
 	return false

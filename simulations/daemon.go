@@ -651,14 +651,24 @@ func (d *Daemon) armTornLedger() {
 
 // crash kills the process (the filesystem reboots) and records every
 // prompt's truth at this point.
-func (d *Daemon) crash(kind CrashKind) error {
+func (d *Daemon) crash(kind CrashKind) error { return d.crashAs(kind, false) }
+
+// crashAs is crash; final says nothing will run on this filesystem but
+// recovery. A kill then leaves the kernel exactly as it was — no reboot, so
+// no writeback is needed to keep the page cache: every reader sees the same
+// bytes either way, and only a later power loss (there is none) could tell
+// synced from unsynced.
+func (d *Daemon) crashAs(kind CrashKind, final bool) error {
 	d.tracef("crash (%s)", map[CrashKind]string{CrashKill: "kill", CrashPower: "power loss"}[kind])
 	if d.tf != nil {
 		d.tf.Close()
 		d.tf = nil
 	}
 	var keep func(string, []byte) int
-	if kind == CrashKill {
+	if kind == CrashKill && final {
+		d.mem.ClearFaults()
+		keep = nil
+	} else if kind == CrashKill {
 		// The kernel outlives the process: the transcript and its directory
 		// entry are as written, and so is any partial ledger write.
 		d.mem.ClearFaults()
@@ -684,7 +694,9 @@ func (d *Daemon) crash(kind CrashKind) error {
 		}
 	}
 	d.mem.ClearFaults()
-	d.mem.CrashKeeping(keep)
+	if kind != CrashKill || !final {
+		d.mem.CrashKeeping(keep)
+	}
 	d.crashes++
 	for _, p := range d.prompts {
 		p.dead = true

@@ -553,7 +553,7 @@ func (d *Daemon) finish(res *Result) {
 		}
 	}
 	d.armed = false
-	if err := d.crash(kind); err != nil {
+	if err := d.crashAs(kind, true); err != nil {
 		res.Violations = append(res.Violations, err.Error())
 		return
 	}
