@@ -235,6 +235,7 @@ func (r *reconciler) run() (Decision, error) {
 		return r.decision(VerdictUnknown), nil
 	}
 	ev.OtherTerminal, ev.HasOtherTerm = view.LatestOtherTerminalAt(ev.Target)
+	ev.PredecessorTerminal, ev.HasPredTerm = view.LatestPredecessorTerminalAt(ev.Target)
 	ev.LedgerClockStep = clock.step
 	for _, d := range view.DeadlineExceeded() {
 		if d.PromptID != ev.Target {

@@ -1,5 +1,7 @@
 package guards
 
+import "fmt"
+
 // DispatchEvidence requires evidence that a prompt's turn started after the
 // target was admitted: a plain user record (a prompt) after the dispatch
 // marker, or — without a marker — with a clock at or after the admission (a
@@ -21,7 +23,19 @@ package guards
 // proves nothing there and the guard refuses.
 var DispatchEvidence Guard[*Evidence] = Func("dispatch-evidence", func(e *Evidence) string {
 	t := e.Transcript
-	if !t.Loaded || identified(e) || t.DispatchUUID != "" {
+	if !t.Loaded || identified(e) {
+		return ""
+	}
+	if t.DispatchUUID != "" {
+		// By clock, "after admission" is not enough: under FIFO the target's
+		// turn opens after every prompt admitted ahead of it has settled, so
+		// its user record cannot be older than their terminals. A prompt
+		// record that is must be a predecessor's (dispatched in the
+		// admission's millisecond) — or the clock stepped back.
+		if t.MarkerUUID == "" && e.HasPredTerm && t.HasDispatchMs && float64(t.MaxDispatchMs) < e.PredecessorTerminal {
+			return fmt.Sprintf("the latest prompt record after admission (%d) predates a predecessor's terminal (%d): the target's turn opens after it, so that record is not the target's",
+				t.MaxDispatchMs, int64(e.PredecessorTerminal))
+		}
 		return ""
 	}
 	if t.NotDispatched {

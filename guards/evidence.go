@@ -10,15 +10,19 @@ import (
 // gathered, which is the order the guards run.
 type Evidence struct {
 	// Ledger snapshot.
-	LedgerLen      int
-	LedgerDropped  int      // malformed lines dropped, exactly as the reference drops them
-	Dangling       []string // prompts whose latest record is in_flight, admission order
-	Target         string   // the prompt under decision ("" until selected)
-	Admission      ledger.Record
-	HasAdmission   bool // a latest unsettled admission exists
-	OtherTerminal  float64
-	HasOtherTerm   bool
-	OtherDeadlines []ledger.Record // prompt_deadline_exceeded terminals of other prompts
+	LedgerLen     int
+	LedgerDropped int      // malformed lines dropped, exactly as the reference drops them
+	Dangling      []string // prompts whose latest record is in_flight, admission order
+	Target        string   // the prompt under decision ("" until selected)
+	Admission     ledger.Record
+	HasAdmission  bool // a latest unsettled admission exists
+	OtherTerminal float64
+	HasOtherTerm  bool
+	// PredecessorTerminal is the latest terminal `at` of the prompts admitted
+	// ahead of the target (HasPredTerm: there is one).
+	PredecessorTerminal float64
+	HasPredTerm         bool
+	OtherDeadlines      []ledger.Record // prompt_deadline_exceeded terminals of other prompts
 	// LedgerClockStep describes the first record whose `at` is earlier than
 	// an earlier record's ("" when the ledger's clock never goes backward).
 	LedgerClockStep string
@@ -77,6 +81,10 @@ type TranscriptEvidence struct {
 	// wrote was lost with the tail (a torn or vanished suffix takes every
 	// later record with it). Either way interrupted is what happened.
 	NotDispatched bool
+	// MaxDispatchMs is the latest timestamp of a prompt record after
+	// admission (HasDispatchMs: one had a readable timestamp).
+	MaxDispatchMs int64
+	HasDispatchMs bool
 	// AfterLocalCommand counts visible non-system writes after the last local
 	// slash-command result that completed after admission.
 	AfterLocalCommand int

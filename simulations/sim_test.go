@@ -106,33 +106,42 @@ var knownHoles = []struct {
 	scenario int
 	why      string
 	prof     func() *Profile // nil: the run's own class for the scenario
+	// forked: the scenario is numbered as RunScenario numbers them (crash
+	// after every action of a model run); otherwise one model run per crash,
+	// the first simulator's numbering (legacyScenario).
+	forked bool
 }{
 	{"background-turn-before-first-identity", 1, 894,
 		"a prompt queued behind a background (cron/notification) turn never started; the background turn's assistant " +
 			"records follow the admission and no user record carries daemonPromptId yet, so ownership is off and the " +
-			"legacy ordering rules stamp completed", nil},
+			"legacy ordering rules stamp completed", nil, false},
 	{"background-turn-across-compression", 1, 1803,
 		"the same hole with a marker-writing daemon: a notification turn opened before the admission marker " +
 			"(a compression checkpoint in between) keeps writing model records after it; the queued prompt never " +
-			"started and is stamped completed", nil},
+			"started and is stamped completed", nil, false},
 	{"slash-after-unanswered-user-entry", 1, 14668,
 		"a local slash command (/help and its slash_command result) completes right after a predecessor errored " +
 			"with its user entry unanswered; the slash pop leaves that user entry as the api-history tail, which " +
 			"classifies as interrupted_prompt, so a completed prompt is stamped interrupted (the reference too: " +
-			"localCommandCompleted only feeds its completion guard, never the verdict)", nil},
+			"localCommandCompleted only feeds its completion guard, never the verdict)", nil, false},
 	{"predecessor-terminal-clock-step", 1, 47,
 		"plain daemon (no marker): p3 is queued while p2 runs; the clock steps back before p2's terminal, so " +
 			"p2's last write is later than its terminal's at and the predecessor fence (V11) passes; p3 never " +
 			"started and is stamped completed. The ledger shows the step: its at values go backward in file order",
-		clockHoleProfile},
+		clockHoleProfile, false},
 	{"background-turn-after-identified-turn-behind-clock-step", 3, 44978,
 		"p1 completed; the clock stepped back, then a delivered notification turn started after p1's own record " +
 			"with a timestamp before p1's admission, so the clock-anchored background-turn guard missed it and the " +
-			"notification tail made p1 look interrupted; under identity the guard is anchored on p1's own record", nil},
+			"notification tail made p1 look interrupted; under identity the guard is anchored on p1's own record", nil, false},
 	{"ledger-clock-step-with-marker", 3, 64598,
 		"p3 (marker) queued behind p1 and p2; p2's prompt record after p3's marker passes dispatch evidence, and " +
 			"p2's terminal, written after the clock stepped back, is older than p2's own writes, so the predecessor " +
-			"fence passed; the ledger's at values go backward, which now refuses clock attribution in marker mode too", nil},
+			"fence passed; the ledger's at values go backward, which now refuses clock attribution in marker mode too", nil, false},
+	{"predecessor-record-in-admission-millisecond", 3, 25801,
+		"plain daemon: p1's user record lands in the millisecond p2 is admitted, so by clock it is 'after' p2's " +
+			"admission; the clock steps back before p1's terminal, so the predecessor fence passes; p2 never started " +
+			"and was stamped completed. Under FIFO p2's record cannot predate p1's terminal: dispatch evidence now " +
+			"requires a prompt record no older than the predecessors' terminals", nil, true},
 }
 
 // Another closed hole is rapid's minimal case, saved under
@@ -148,9 +157,12 @@ func TestKnownHoles(t *testing.T) {
 	for _, h := range knownHoles {
 		t.Run(h.name, func(t *testing.T) {
 			var r Result
-			if h.prof != nil {
+			switch {
+			case h.forked:
+				r = RunScenario(context.Background(), h.seed, h.scenario, true)
+			case h.prof != nil:
 				r = runWith(context.Background(), h.seed, h.scenario, h.prof(), Versions[0], true)
-			} else {
+			default:
 				r = legacyScenario(context.Background(), h.seed, h.scenario, true)
 			}
 			if len(r.WrongTerminals) > 0 {

@@ -91,8 +91,13 @@ func (f *Fold) Add(ev events.Event) {
 	if kind := BackgroundOpener(rec); kind != "" {
 		f.lastBg, f.lastBgUUID, f.lastBgKind = i, rec.UUID, kind
 	}
-	if f.ev.DispatchUUID == "" && IsPromptRecord(rec) && isAfter {
-		f.ev.DispatchUUID = rec.UUID
+	if IsPromptRecord(rec) && isAfter {
+		if f.ev.DispatchUUID == "" {
+			f.ev.DispatchUUID = rec.UUID
+		}
+		if rec.TimeOK && (!f.ev.HasDispatchMs || rec.TimeMs > f.ev.MaxDispatchMs) {
+			f.ev.MaxDispatchMs, f.ev.HasDispatchMs = rec.TimeMs, true
+		}
 	}
 	if isAfter {
 		f.ev.AfterAdmission++

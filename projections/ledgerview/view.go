@@ -133,6 +133,29 @@ func (v *View) LatestOtherTerminalAt(id string) (float64, bool) {
 	return max, ok
 }
 
+// LatestPredecessorTerminalAt is the latest `at` of a terminal of a prompt
+// that first appeared in the ledger before id (a prompt admitted ahead of
+// it), and whether one exists. Under FIFO admission id's turn cannot start
+// before those terminals.
+func (v *View) LatestPredecessorTerminalAt(id string) (float64, bool) {
+	t := v.prompts[id]
+	if t == nil {
+		return 0, false
+	}
+	var max float64
+	ok := false
+	for _, pid := range v.order[:t.order] {
+		p := v.prompts[pid]
+		if !p.hasTerminal {
+			continue
+		}
+		if !ok || p.maxTermAt > max {
+			max, ok = p.maxTermAt, true
+		}
+	}
+	return max, ok
+}
+
 // DeadlineExceeded returns the prompt_deadline_exceeded terminals in file order.
 func (v *View) DeadlineExceeded() []ledger.Record { return v.deadline }
 
