@@ -63,3 +63,21 @@ func TestLatestUnsettledAdmissionSkipsSettled(t *testing.T) {
 		t.Fatalf("got %v, want none", a.Describe())
 	}
 }
+
+// Predecessors are the prompts that first appeared before the target, in
+// ledger order — whatever their terminals' clocks say; later prompts (a
+// queued one cancelled while the target ran) are not.
+func TestLatestPredecessorTerminalAt(t *testing.T) {
+	v := fold(IF("a", 1), IF("b", 2), ledger.Terminal("a", ledger.Completed, "", "", 50),
+		IF("c", 3), ledger.Terminal("c", ledger.Cancelled, "", "", 90), ledger.Terminal("b", ledger.Error, "", "", 40))
+	for _, c := range []struct {
+		id   string
+		want float64
+		ok   bool
+	}{{"a", 0, false}, {"b", 50, true}, {"c", 50, true}, {"missing", 0, false}} {
+		got, ok := v.LatestPredecessorTerminalAt(c.id)
+		if got != c.want || ok != c.ok {
+			t.Errorf("LatestPredecessorTerminalAt(%s) = %v, %v; want %v, %v", c.id, got, ok, c.want, c.ok)
+		}
+	}
+}
