@@ -142,6 +142,11 @@ var knownHoles = []struct {
 			"admission; the clock steps back before p1's terminal, so the predecessor fence passes; p2 never started " +
 			"and was stamped completed. Under FIFO p2's record cannot predate p1's terminal: dispatch evidence now " +
 			"requires a prompt record no older than the predecessors' terminals", nil, true},
+	{"slash-result-behind-clock-step-under-identity", 3, 970838,
+		"identity daemon: p1's /help settled, a compression followed, p2's /help was dispatched, the clock stepped " +
+			"back a minute and p2's slash result was written before the crash tore p2's terminal. p1's slash result " +
+			"was 'after' p2's admission by clock and p2's was not, so the clock-anchored count saw p2's user record " +
+			"unanswered and stamped interrupted; under identity the slash result is now reckoned by position", nil, true},
 }
 
 // Another closed hole is rapid's minimal case, saved under

@@ -34,6 +34,9 @@ type Fold struct {
 	lastComp  int          // chain index of the last compression reset, -1 if none
 	compUUID  string
 	lastLocal int // chain index of the last local slash-command result, -1 if none
+	// afterLocal counts visible non-system writes after lastLocal, whatever
+	// the clock says (the positional twin of AfterLocalCommand).
+	afterLocal int
 	maxTs     int64
 	maxTsUUID string
 	hasTs     bool
@@ -116,7 +119,7 @@ func (f *Fold) Add(ev events.Event) {
 				f.ev.CompressedAfter, f.ev.CompressionUUID = true, rec.UUID
 			}
 		case IsLocalSlashCommandResult(rec, f.lastNS):
-			f.lastLocal = i
+			f.lastLocal, f.afterLocal = i, 0
 			if isAfter {
 				f.ev.LocalCommandDone = true
 				f.ev.AfterLocalCommand = 0
@@ -138,6 +141,9 @@ func (f *Fold) Add(ev events.Event) {
 	}
 	if f.ev.LocalCommandDone {
 		f.ev.AfterLocalCommand++
+	}
+	if f.lastLocal >= 0 {
+		f.afterLocal++
 	}
 	if rec.TimeOK {
 		f.ev.LastVisibleMs, f.ev.HasLastVisible = rec.TimeMs, true
@@ -195,7 +201,15 @@ func (f *Fold) Evidence() guards.TranscriptEvidence {
 		} else {
 			ev.CompressionUUID = ""
 		}
-		ev.LocalCommandDone = ev.LocalCommandDone || f.lastLocal > o.TargetIdx
+		// By position, like the compression fence: a slash result before the
+		// target's own record is a predecessor's even when its clock reads
+		// "after admission", and the target's own may carry a clock that
+		// stepped back before the admission.
+		ev.LocalCommandDone = f.lastLocal > o.TargetIdx
+		ev.AfterLocalCommand = 0
+		if ev.LocalCommandDone {
+			ev.AfterLocalCommand = f.afterLocal
+		}
 		if f.lastBg > o.TargetIdx {
 			ev.BackgroundIdx, ev.BackgroundUUID, ev.BackgroundKind = f.lastBg, f.lastBgUUID, f.lastBgKind
 		}
