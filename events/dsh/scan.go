@@ -3,9 +3,9 @@ package dsh
 import (
 	"bytes"
 	"encoding/json"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/tailproof/tailproof/events/internal/jsonscan"
 )
 
 // The fast path. Loading a log decodes every line's envelope and, for the
@@ -34,17 +34,7 @@ func (s *scanner) fail() {
 }
 
 func (s *scanner) ws() {
-	if s.i < len(s.b) && s.b[s.i] > ' ' {
-		return // compact JSON, the common case
-	}
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
+	s.i = jsonscan.SkipSpace(s.b, s.i)
 }
 
 // peek skips whitespace and returns the next byte, or 0 at the end.
@@ -67,80 +57,14 @@ func (s *scanner) end() {
 // encoding/json's scanner does, and returns its content between the quotes.
 // escaped reports a backslash, high a byte >= 0x80.
 func (s *scanner) rawString() (content []byte, escaped, high bool) {
-	b := s.b
-	start := s.i + 1
-	for i := start; i < len(b); {
-		c := b[i]
-		if !stringSpecial[c] {
-			i++
-			continue
-		}
-		switch {
-		case c == '"':
-			s.i = i + 1
-			return b[start:i], escaped, high
-		case c == '\\':
-			escaped = true
-			if i+1 >= len(b) {
-				s.fail()
-				return nil, false, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if hex4(b[i+2:]) < 0 {
-					s.fail()
-					return nil, false, false
-				}
-				i += 6
-			default:
-				s.fail()
-				return nil, false, false
-			}
-		case c < 0x20:
-			s.fail()
-			return nil, false, false
-		default:
-			if c >= utf8.RuneSelf {
-				high = true
-			}
-			i++
-		}
+	end, escaped, high, err := jsonscan.String(s.b, s.i)
+	if err != nil {
+		s.fail()
+		return nil, false, false
 	}
-	s.fail()
-	return nil, false, false
-}
-
-// stringSpecial marks the bytes rawString must look at: the quote, the
-// backslash, control characters and the start of non-ASCII.
-var stringSpecial = func() (t [256]bool) {
-	for c := range 256 {
-		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf
-	}
-	return t
-}()
-
-// hex4 reads four hex digits at the start of b, or returns -1.
-func hex4(b []byte) rune {
-	if len(b) < 4 {
-		return -1
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r*16 + rune(c)
-	}
-	return r
+	content = s.b[s.i+1 : end-1]
+	s.i = end
+	return content, escaped, high
 }
 
 // str decodes a string value the way encoding/json's unquote does: escapes
@@ -163,53 +87,7 @@ func (s *scanner) str() string {
 
 // unescape is encoding/json's unquoteBytes over already validated content.
 func unescape(c []byte) string {
-	b := make([]byte, 0, len(c)+utf8.UTFMax)
-	for r := 0; r < len(c); {
-		ch := c[r]
-		switch {
-		case ch == '\\':
-			switch c[r+1] {
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				rr := hex4(c[r+2:])
-				r += 6
-				if utf16.IsSurrogate(rr) {
-					rr1 := rune(-1)
-					if r+1 < len(c) && c[r] == '\\' && c[r+1] == 'u' {
-						rr1 = hex4(c[r+2:])
-					}
-					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
-						r += 6
-						b = utf8.AppendRune(b, dec)
-						continue
-					}
-					rr = unicode.ReplacementChar
-				}
-				b = utf8.AppendRune(b, rr)
-				continue
-			default: // '"', '\\', '/'
-				b = append(b, c[r+1])
-			}
-			r += 2
-		case ch < utf8.RuneSelf:
-			b = append(b, ch)
-			r++
-		default:
-			rr, size := utf8.DecodeRune(c[r:])
-			r += size
-			b = utf8.AppendRune(b, rr)
-		}
-	}
-	return string(b)
+	return string(jsonscan.AppendUnquote(make([]byte, 0, len(c)+utf8.UTFMax), c))
 }
 
 // intern returns the vocabulary's strings without allocating; any other
@@ -297,46 +175,13 @@ func intern(b []byte) string {
 // number scans a number token and reports whether it is a plain integer
 // (no fraction, no exponent).
 func (s *scanner) number() (lit []byte, integer bool) {
-	b, i := s.b, s.i
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		for i++; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-		}
-	default:
+	end, integer, err := jsonscan.Number(s.b, s.i)
+	if err != nil {
 		s.fail()
 		return nil, false
 	}
-	integer = true
-	if i < len(b) && b[i] == '.' {
-		integer = false
-		i++
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			s.fail()
-			return nil, false
-		}
-		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		integer = false
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			s.fail()
-			return nil, false
-		}
-		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-		}
-	}
-	lit = b[s.i:i]
-	s.i = i
+	lit = s.b[s.i:end]
+	s.i = end
 	return lit, integer
 }
 
@@ -367,45 +212,25 @@ func parseInt(lit []byte) (int64, bool) {
 
 // literal consumes the word w (true, false, null) at s.i.
 func (s *scanner) literal(w string) {
-	if !bytes.HasPrefix(s.b[s.i:], []byte(w)) {
+	end, err := jsonscan.Literal(s.b, s.i, w)
+	if err != nil {
 		s.fail()
 		return
 	}
-	s.i += len(w)
+	s.i = end
 }
 
-// skip validates and consumes one value.
+// skip validates and consumes one value that depth containers enclose. The
+// keys inside it are matched against no field, so unlike member it takes
+// escaped and non-ASCII keys: encoding/json only validates them.
 func (s *scanner) skip(depth int) {
-	switch s.peek() {
-	case '{':
-		if depth >= maxFastDepth {
-			s.fail()
-			return
-		}
-		s.i++
-		for first := true; s.member(&first) != nil; {
-			s.skip(depth + 1)
-		}
-	case '[':
-		if depth >= maxFastDepth {
-			s.fail()
-			return
-		}
-		s.i++
-		for first := true; s.element(&first); {
-			s.skip(depth + 1)
-		}
-	case '"':
-		s.rawString()
-	case 't':
-		s.literal("true")
-	case 'f':
-		s.literal("false")
-	case 'n':
-		s.literal("null")
-	default:
-		s.number()
+	s.ws()
+	end, err := jsonscan.SkipValue(s.b, s.i, depth, maxFastDepth)
+	if err != nil {
+		s.fail()
+		return
 	}
+	s.i = end
 }
 
 // raw consumes one value and returns a copy of its bytes, as

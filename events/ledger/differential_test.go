@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tailproof/tailproof/events/internal/jsonscan"
 )
 
 // trickyLines are inputs where a hand-rolled JSON reader is most likely to
@@ -247,7 +249,7 @@ func TestDecodeNestingLimit(t *testing.T) {
 				strings.Repeat(open, nest) + "0" + strings.Repeat(closer, nest) + "}"
 			checkSame(t, []byte(line))
 			_, err := Decode([]byte(line))
-			if (err == nil) != (depth <= maxDepth) {
+			if (err == nil) != (depth <= jsonscan.MaxDepth) {
 				t.Errorf("depth %d %s: err = %v", depth, open, err)
 			}
 		}
