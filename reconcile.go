@@ -113,6 +113,13 @@ type reconciler struct {
 	chain    *qwen.Chain
 	chainErr error
 	loaded   bool
+
+	// pred is the latest completed predecessor (dispatch-evidence checks that
+	// the transcript shows its turn where the ledger puts it).
+	pred struct {
+		admission, terminal ledger.Record
+		ok                  bool
+	}
 }
 
 func (r *reconciler) openTranscript() (io.ReadCloser, error) {
@@ -236,6 +243,7 @@ func (r *reconciler) run() (Decision, error) {
 	}
 	ev.OtherTerminal, ev.HasOtherTerm = view.LatestOtherTerminalAt(ev.Target)
 	ev.PredecessorTerminal, ev.HasPredTerm = view.LatestPredecessorTerminalAt(ev.Target)
+	r.pred.admission, r.pred.terminal, r.pred.ok = view.LatestCompletedPredecessor(ev.Target)
 	ev.LedgerClockStep = clock.step
 	for _, d := range view.DeadlineExceeded() {
 		if d.PromptID != ev.Target {
@@ -331,6 +339,9 @@ func (r *reconciler) readTranscript() *apihistory.Fold {
 		return nil
 	}
 	fold := attribution.New(ev.Target, ev.Admission.TailUUID, ev.Admission.AtFloat())
+	if r.pred.ok {
+		fold.WatchPredecessor(r.pred.admission.AtFloat(), r.pred.terminal.AtFloat())
+	}
 	acc := apihistory.New(apihistory.Options{})
 	werr := chain.Walk(r.openTranscript, func(_ int, e events.Event) error {
 		fold.Add(e)

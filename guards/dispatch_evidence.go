@@ -32,6 +32,13 @@ var DispatchEvidence Guard[*Evidence] = Func("dispatch-evidence", func(e *Eviden
 		// its user record cannot be older than their terminals. A prompt
 		// record that is must be a predecessor's (dispatched in the
 		// admission's millisecond) — or the clock stepped back.
+		// Nor can clocks attribute anything when the transcript does not show
+		// the latest completed predecessor's turn where the ledger puts it —
+		// no prompt record between its admission and its terminal: its own
+		// records carry a clock that stepped back, or were lost.
+		if t.MarkerUUID == "" && t.PredecessorWatched && !t.PredecessorShown {
+			return "no prompt record between the latest completed predecessor's admission and its terminal: the clocks (or lost records) do not place its turn, so they cannot attribute the tail"
+		}
 		if t.MarkerUUID == "" && e.HasPredTerm && t.HasDispatchMs && float64(t.MaxDispatchMs) < e.PredecessorTerminal {
 			return fmt.Sprintf("the latest prompt record after admission (%d) predates a predecessor's terminal (%d): the target's turn opens after it, so that record is not the target's",
 				t.MaxDispatchMs, int64(e.PredecessorTerminal))

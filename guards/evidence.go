@@ -81,6 +81,11 @@ type TranscriptEvidence struct {
 	// wrote was lost with the tail (a torn or vanished suffix takes every
 	// later record with it). Either way interrupted is what happened.
 	NotDispatched bool
+	// PredecessorWatched: the latest completed predecessor's clock span
+	// [admission, terminal] was watched; PredecessorShown: some prompt
+	// record on the chain has a clock in it (its own, under a monotonic
+	// clock).
+	PredecessorWatched, PredecessorShown bool
 	// MaxDispatchMs is the latest timestamp of a prompt record after
 	// admission (HasDispatchMs: one had a readable timestamp).
 	MaxDispatchMs int64

@@ -142,6 +142,12 @@ var knownHoles = []struct {
 			"admission; the clock steps back before p1's terminal, so the predecessor fence passes; p2 never started " +
 			"and was stamped completed. Under FIFO p2's record cannot predate p1's terminal: dispatch evidence now " +
 			"requires a prompt record no older than the predecessors' terminals", nil, true},
+	{"predecessor-records-after-its-terminal-queued", 6, 946802,
+		"marker-less admissions: p2 queued behind p1; p1 ran, the clock stepped back and p1's terminal landed after " +
+			"p2's admission but before p1's own records, which then passed every clock check as p2's. No prompt record " +
+			"lies between p1's admission and its terminal, so the clocks place nothing", nil, true},
+	{"predecessor-records-after-its-terminal", 6, 221945,
+		"the same with p2 admitted after p1's terminal (ambiguous with p1's records lost in a power loss)", nil, true},
 	{"slash-result-behind-clock-step-under-identity", 3, 970838,
 		"identity daemon: p1's /help settled, a compression followed, p2's /help was dispatched, the clock stepped " +
 			"back a minute and p2's slash result was written before the crash tore p2's terminal. p1's slash result " +

@@ -34,12 +34,16 @@ type Fold struct {
 	lastComp  int          // chain index of the last compression reset, -1 if none
 	compUUID  string
 	lastLocal int // chain index of the last local slash-command result, -1 if none
+	// window: a completed predecessor's [admission, terminal] clock span,
+	// watched for a prompt record (WatchPredecessor).
+	window         bool
+	winFrom, winTo float64
 	// afterLocal counts visible non-system writes after lastLocal, whatever
 	// the clock says (the positional twin of AfterLocalCommand).
 	afterLocal int
-	maxTs     int64
-	maxTsUUID string
-	hasTs     bool
+	maxTs      int64
+	maxTsUUID  string
+	hasTs      bool
 	// The last background-turn opener anywhere on the chain: under ownership
 	// "after admission" is by position, and a clock that stepped back must not
 	// hide a background turn that started after the target's own record.
@@ -61,6 +65,15 @@ func New(target, markerUUID string, at float64) *Fold {
 	f.ev.Ownership.TargetIdx = -1
 	f.ev.BackgroundIdx = -1
 	return f
+}
+
+// WatchPredecessor asks the fold whether some prompt record's clock falls in
+// [from, to]: a completed predecessor's admission and terminal. Under a
+// monotonic clock that predecessor's own user record is there
+// (TranscriptEvidence.PredecessorShown).
+func (f *Fold) WatchPredecessor(from, to float64) {
+	f.window, f.winFrom, f.winTo = true, from, to
+	f.ev.PredecessorWatched = true
 }
 
 func (f *Fold) after(i int, rec *qwen.Record) bool {
@@ -93,6 +106,9 @@ func (f *Fold) Add(ev events.Event) {
 	isAfter := f.after(i, rec)
 	if kind := BackgroundOpener(rec); kind != "" {
 		f.lastBg, f.lastBgUUID, f.lastBgKind = i, rec.UUID, kind
+	}
+	if f.window && IsPromptRecord(rec) && rec.TimeOK && float64(rec.TimeMs) >= f.winFrom && float64(rec.TimeMs) <= f.winTo {
+		f.ev.PredecessorShown = true
 	}
 	if IsPromptRecord(rec) && isAfter {
 		if f.ev.DispatchUUID == "" {

@@ -156,6 +156,26 @@ func (v *View) LatestPredecessorTerminalAt(id string) (float64, bool) {
 	return max, ok
 }
 
+// LatestCompletedPredecessor returns, among the prompts that first appeared
+// before id, the one whose completed terminal is latest: its last admission
+// and that terminal. ok is false when there is none.
+func (v *View) LatestCompletedPredecessor(id string) (admission, terminal ledger.Record, ok bool) {
+	t := v.prompts[id]
+	if t == nil {
+		return ledger.Record{}, ledger.Record{}, false
+	}
+	for _, pid := range v.order[:t.order] {
+		p := v.prompts[pid]
+		if p.lastAdmit < 0 || p.latest.InFlight || p.latest.Terminal != ledger.Completed {
+			continue
+		}
+		if !ok || p.latest.AtFloat() > terminal.AtFloat() {
+			admission, terminal, ok = p.admission, p.latest, true
+		}
+	}
+	return admission, terminal, ok
+}
+
 // DeadlineExceeded returns the prompt_deadline_exceeded terminals in file order.
 func (v *View) DeadlineExceeded() []ledger.Record { return v.deadline }
 
