@@ -193,6 +193,7 @@ type Daemon struct {
 	violations []string
 	wrong      []string // tailproof's wrong terminals
 	restartRec restartStats
+	collect    bool // record evidence keys (Config.Ambiguity)
 }
 
 type restartStats struct{ decided, wrong int }

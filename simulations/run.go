@@ -19,6 +19,10 @@ type Config struct {
 	// Keep bounds how many baseline wrong-terminal examples are kept
 	// (0: 20).
 	Keep int
+	// Ambiguity also measures, per class, the dangling prompts whose
+	// evidence is indistinguishable (see Ambiguity) from a crash with the
+	// other truth. It keeps a key per dangling prompt: memory grows with Runs.
+	Ambiguity bool
 }
 
 // Violation is one invariant failure, with what replays it.
@@ -56,6 +60,7 @@ type Report struct {
 	WedgedWindow        int           `json:"continuationsBesideWedgedAgent"`
 	DSHLogs             int           `json:"dshLogs"`
 	DSHRepaired         int           `json:"dshRepaired"`
+	Ambiguity           []Ambiguity   `json:"ambiguity,omitempty"`
 }
 
 // Run runs cfg's scenarios and adds up their scores. The figures depend only
@@ -72,6 +77,7 @@ func Run(ctx context.Context, cfg Config) Report {
 	for i, c := range classes {
 		byClass[i].Class = c
 	}
+	var amb ambiguityTally
 	var (
 		mu   sync.Mutex
 		next atomic.Int64
@@ -101,8 +107,11 @@ func Run(ctx context.Context, cfg Config) Report {
 					return
 				}
 				sp := spans[i]
-				runModel(ctx, cfg.Seed, sp.run, sp.base, max(first-sp.base, 0), end-sp.base, false, func(r Result) {
+				runModelCollect(ctx, cfg.Seed, sp.run, sp.base, max(first-sp.base, 0), end-sp.base, false, cfg.Ambiguity, func(r Result) {
 					mu.Lock()
+					if cfg.Ambiguity {
+						amb.add(r.ClassIndex, r.AmbiguityKeys)
+					}
 					rep.add(r, byClass, keep)
 					mu.Unlock()
 					if cfg.Progress != nil {
@@ -113,6 +122,9 @@ func Run(ctx context.Context, cfg Config) Report {
 		}()
 	}
 	wg.Wait()
+	if cfg.Ambiguity {
+		rep.Ambiguity = amb.report(classes)
+	}
 	for _, c := range byClass {
 		if c.Scenarios > 0 {
 			rep.Classes = append(rep.Classes, c)

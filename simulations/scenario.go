@@ -133,6 +133,9 @@ type Result struct {
 	// final record in a crash.
 	LostDangling int
 	Trace        []string
+	// AmbiguityKeys holds each dangling prompt's evidence key, when the run
+	// measures ambiguity (Config.Ambiguity).
+	AmbiguityKeys []DanglingKey
 }
 
 // Profiles are the scenario classes' action mixes.
@@ -297,6 +300,12 @@ func (m *timelineMark) skip(d *Daemon) {
 // follows action j+1; earlier ones are passed over, not crashed). The run's
 // dsh log goes with crash point 0.
 func runModel(ctx context.Context, seed uint64, run, base, from, to int, trace bool, emit func(Result)) {
+	runModelCollect(ctx, seed, run, base, from, to, trace, false, emit)
+}
+
+// runModelCollect is runModel; collect adds each dangling prompt's evidence
+// key to its Result (Config.Ambiguity).
+func runModelCollect(ctx context.Context, seed uint64, run, base, from, to int, trace, collect bool, emit func(Result)) {
 	src := modelRand(seed, run)
 	n := src.IntN(40) + 8 // runLen's draw
 	to = min(to, n)
@@ -318,6 +327,9 @@ func runModel(ctx context.Context, seed uint64, run, base, from, to int, trace b
 		k := base + j
 		res := Result{Seed: seed, Index: k, Class: class, ClassIndex: classOfRun(run)}
 		f, err := d.fork(scenarioRand(seed, k))
+		if f != nil {
+			f.collect = collect
+		}
 		if err != nil {
 			res.Violations = append(res.Violations, err.Error())
 		} else {
@@ -560,9 +572,8 @@ func (d *Daemon) finish(res *Result) {
 	// The evidence, copied for the baseline before tailproof touches it.
 	ref := memory.NewQwenStoreOn(d.mem.Clone(), d.store.Layout())
 	lb, _ := d.mem.ReadFile(d.lpath)
-	if tb, err := d.mem.ReadFile(d.tpath); err == nil {
-		res.TornTranscript = len(tb) > 0 && tb[len(tb)-1] != '\n'
-	}
+	tb, _ := d.mem.ReadFile(d.tpath)
+	res.TornTranscript = len(tb) > 0 && tb[len(tb)-1] != '\n'
 	res.TornLedger = len(lb) > 0 && lb[len(lb)-1] != '\n'
 	recs, _, err := ledger.Read(bytes.NewReader(lb), false)
 	if err != nil {
@@ -608,6 +619,11 @@ func (d *Daemon) finish(res *Result) {
 			res.LostDangling++
 		}
 		o, lost := Judge(tp[id], p.truth, p.lost)
+		if d.collect {
+			ro, _ := Judge(rf[id], p.truth, p.lost)
+			res.AmbiguityKeys = append(res.AmbiguityKeys, DanglingKey{Key: evidenceKey(lb, tb, id),
+				Completed: p.truth == TruthCompleted && !p.lost, TP: o, Ref: ro})
+		}
 		res.Tailproof.count(o, lost)
 		if o == Unknown {
 			res.Tailproof.because(tpWhy)

@@ -48,8 +48,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	reference := fs.Bool("reference", false, "also list the reference rules' wrong terminals (the baseline's holes)")
 	trace := fs.Bool("trace", false, "with --runs 1: print the scenario's trace (actions, writes, crash, verdicts)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "scenarios run in parallel (figures do not depend on it)")
+	ambiguity := fs.Bool("ambiguity", false, "also count, per class, dangling prompts whose evidence (identifiers renamed, timestamps ranked) was seen with the other truth: no rule reading ids by equality and clocks by order can decide them")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tailproof simulate [--seed S] [--runs N] [--scenario K] [--json] [--reference] [--trace] [--workers W]")
+		fmt.Fprintln(stderr, "usage: tailproof simulate [--seed S] [--runs N] [--scenario K] [--json] [--reference] [--trace] [--workers W] [--ambiguity]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -81,7 +82,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if f, ok := stderr.(*os.File); ok && !*asJSON && term.IsTerminal(int(f.Fd())) {
 		bar = &progressBar{w: stderr, total: *runs}
 	}
-	cfg := simulations.Config{Seed: *seed, Runs: *runs, First: *first, Workers: *workers}
+	cfg := simulations.Config{Seed: *seed, Runs: *runs, First: *first, Workers: *workers, Ambiguity: *ambiguity}
 	if bar != nil {
 		cfg.Progress = bar.update
 	}
@@ -108,6 +109,15 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 	} else {
 		printSimulation(stdout, out, *reference)
+		if len(rep.Ambiguity) > 0 {
+			fmt.Fprintln(stdout, "\nindistinguishable evidence (ids renamed, clocks ranked; seen with both truths):")
+			fmt.Fprintf(stdout, "  %-24s %10s %18s %18s\n", "class", "dangling", "reference correct", "tailproof correct")
+			for _, a := range rep.Ambiguity {
+				if a.Ambiguous > 0 {
+					fmt.Fprintf(stdout, "  %-24s %10d %18d %18d\n", a.Class, a.Ambiguous, a.ReferenceCorrect, a.TailproofCorrect)
+				}
+			}
+		}
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "tailproof simulate: interrupted")
