@@ -92,11 +92,14 @@ type ambiguityTally struct {
 }
 
 type keyStats struct {
-	class                 int
-	completed, other      bool
-	prompts               int
-	refCorrect, tpCorrect int
+	completed, other bool
+	// byClass counts, per class the key was seen in, its dangling prompts
+	// and the correct stamps of each rule set (the same evidence can arise
+	// in several classes).
+	byClass map[int]*classCounts
 }
+
+type classCounts struct{ prompts, refCorrect, tpCorrect int }
 
 func (a *ambiguityTally) add(class int, ks []DanglingKey) {
 	if a.seen == nil {
@@ -105,7 +108,7 @@ func (a *ambiguityTally) add(class int, ks []DanglingKey) {
 	for _, k := range ks {
 		s := a.seen[k.Key]
 		if s == nil {
-			s = &keyStats{class: class}
+			s = &keyStats{byClass: map[int]*classCounts{}}
 			a.seen[k.Key] = s
 		}
 		if k.Completed {
@@ -113,12 +116,17 @@ func (a *ambiguityTally) add(class int, ks []DanglingKey) {
 		} else {
 			s.other = true
 		}
-		s.prompts++
+		c := s.byClass[class]
+		if c == nil {
+			c = &classCounts{}
+			s.byClass[class] = c
+		}
+		c.prompts++
 		if k.Ref == Correct {
-			s.refCorrect++
+			c.refCorrect++
 		}
 		if k.TP == Correct {
-			s.tpCorrect++
+			c.tpCorrect++
 		}
 	}
 }
@@ -132,10 +140,12 @@ func (a *ambiguityTally) report(classes []string) []Ambiguity {
 		if !(s.completed && s.other) {
 			continue
 		}
-		r := &out[s.class]
-		r.Ambiguous += s.prompts
-		r.ReferenceCorrect += s.refCorrect
-		r.TailproofCorrect += s.tpCorrect
+		for class, c := range s.byClass {
+			r := &out[class]
+			r.Ambiguous += c.prompts
+			r.ReferenceCorrect += c.refCorrect
+			r.TailproofCorrect += c.tpCorrect
+		}
 	}
 	return out
 }
