@@ -25,3 +25,17 @@ func TestEvidenceKey(t *testing.T) {
 		t.Fatal("another record type kept the key")
 	}
 }
+
+// A key counts as ambiguous only once both truths were seen with it, and
+// each prompt is counted in the class it arose in.
+func TestAmbiguityTally(t *testing.T) {
+	var a ambiguityTally
+	k1, k2 := [32]byte{1}, [32]byte{2}
+	a.add(0, []DanglingKey{{Key: k1, Completed: true, Ref: Correct}, {Key: k2, Completed: true, TP: Correct}})
+	a.add(1, []DanglingKey{{Key: k1, Completed: false, Ref: Wrong}, {Key: k2, Completed: true}})
+	got := a.report([]string{"a", "b"})
+	want := []Ambiguity{{Class: "a", Ambiguous: 1, ReferenceCorrect: 1}, {Class: "b", Ambiguous: 1}}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("report = %+v, want %+v", got, want)
+	}
+}
