@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tailproof/tailproof/machines"
+	"github.com/tailproof/tailproof/machines/reconcile"
 )
 
 // README embeds the reconcile machine's diagram; it must be the table's own.
@@ -14,7 +14,7 @@ func TestReadmeEmbedsReconcileDiagram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), "```mermaid\n"+machines.ReconcileTable.Mermaid()+"```") {
-		t.Fatalf("README's mermaid block differs from machines.ReconcileTable.Mermaid():\n%s", machines.ReconcileTable.Mermaid())
+	if !strings.Contains(string(readme), "```mermaid\n"+reconcile.Table.Mermaid()+"```") {
+		t.Fatalf("README's mermaid block differs from reconcile.Table.Mermaid():\n%s", reconcile.Table.Mermaid())
 	}
 }

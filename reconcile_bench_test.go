@@ -41,8 +41,8 @@ func BenchmarkReconcileSmall(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				d, err := tailproof.Reconcile(ctx, st, sid, opts)
-				if err != nil || d.Appended == nil {
-					b.Fatal(err, d.Vetoes)
+				if err != nil || len(d.Appended()) != 1 {
+					b.Fatal(err, d.Decisions)
 				}
 			}
 		})

@@ -43,19 +43,21 @@ func ExampleReconcile() {
 	store.Mem().WriteFile(tp, []byte(transcript), 0o600)
 
 	clock := func() int64 { return 1767225700000 }
-	d, err := tailproof.Reconcile(context.Background(), store, sid, tailproof.Options{Now: clock})
+	res, err := tailproof.Reconcile(context.Background(), store, sid, tailproof.Options{Now: clock})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(d.Target, d.Verdict)
-	fmt.Println(string(d.Line))
+	for _, d := range res.Decisions {
+		fmt.Println(d.Target, d.Verdict)
+		fmt.Println(string(d.Line))
+	}
 
 	again, _ := tailproof.Reconcile(context.Background(), store, sid, tailproof.Options{Now: clock})
-	fmt.Println("second run:", again.Verdict)
+	fmt.Println("second run:", len(again.Decisions), "decisions")
 	// Output:
 	// p1 completed
 	// {"v":1,"promptId":"p1","terminal":"completed","stopReason":"reconstructed_from_transcript","at":1767225700000}
-	// second run: none
+	// second run: 0 decisions
 }
 
 // A ledger that cannot be read is an error, and nothing is appended.
@@ -68,7 +70,7 @@ func TestUnreadableLedgerAppendsNothing(t *testing.T) {
 	if !errors.Is(err, tailproof.ErrUnreadableLedger) {
 		t.Fatalf("err = %v, want ErrUnreadableLedger", err)
 	}
-	if d.Appended != nil || d.Verdict != tailproof.VerdictUnknown {
+	if len(d.Decisions) != 0 || len(d.Appended()) != 0 {
 		t.Fatalf("decision %+v", d)
 	}
 	s.Mem().ClearFaults()
@@ -85,8 +87,8 @@ func TestFailedAppendIsAnError(t *testing.T) {
 	lp, _ := s.Layout().LedgerPath(sid, jsonl.Active)
 	s.Mem().Inject(memory.Fault{Op: memory.OpSync, Path: lp})
 	d, err := tailproof.Reconcile(context.Background(), s, sid, tailproof.Options{Now: func() int64 { return 9 }})
-	if err == nil || d.Appended != nil {
-		t.Fatalf("err=%v appended=%v", err, d.Appended)
+	if err == nil || len(d.Decisions) != 1 || d.Decisions[0].Appended != nil {
+		t.Fatalf("err=%v decisions=%+v", err, d.Decisions)
 	}
 }
 
@@ -107,7 +109,7 @@ func TestSameEvidenceSameDecision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		traces = append(traces, strings.Join(d.Trace, "\n")+string(d.Line))
+		traces = append(traces, strings.Join(d.Trace, "\n")+string(d.Decisions[0].Line))
 	}
 	if traces[0] != traces[1] || traces[1] != traces[2] {
 		t.Fatalf("decisions differ:\n%s\n---\n%s", traces[0], traces[1])

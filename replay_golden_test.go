@@ -136,11 +136,19 @@ func replaySession(t *testing.T, ledgerPath, transcriptPath string) []goldenRow 
 		if err != nil {
 			t.Fatalf("crash position %d: %v", n, err)
 		}
-		var guards []string
-		for _, v := range d.Vetoes {
-			guards = append(guards, v.Guard)
+		row := goldenRow{Pos: n, Verdict: string(tailproof.VerdictNone)}
+		var verdicts, targets, guards []string
+		for _, dec := range d.Decisions {
+			verdicts, targets = append(verdicts, string(dec.Verdict)), append(targets, dec.Target)
+			for _, v := range dec.Vetoes {
+				guards = append(guards, v.Guard)
+			}
 		}
-		rows = append(rows, goldenRow{Pos: n, Verdict: string(d.Verdict), Target: d.Target, Vetoes: strings.Join(guards, ",")})
+		if len(verdicts) > 0 {
+			row.Verdict, row.Target = strings.Join(verdicts, "+"), strings.Join(targets, "+")
+		}
+		row.Vetoes = strings.Join(guards, ",")
+		rows = append(rows, row)
 	}
 	return rows
 }

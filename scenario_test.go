@@ -402,27 +402,28 @@ func (s *scenario) reconcile(t *testing.T, d *datadriven.TestData) string {
 		if times > 1 {
 			fmt.Fprintf(&out, "run %d:\n", i+1)
 		}
-		dec, err := Reconcile(context.Background(), store, s.sid, opts)
+		res, err := Reconcile(context.Background(), store, s.sid, opts)
 		if err != nil {
 			fmt.Fprintf(&out, "error: %v\n", err)
 		}
-		fmt.Fprintf(&out, "verdict: %s", dec.Verdict)
-		if dec.Target != "" {
-			fmt.Fprintf(&out, " (target %s)", dec.Target)
+		if len(res.Decisions) == 0 {
+			out.WriteString("verdict: none\n")
 		}
-		out.WriteByte('\n')
-		for _, v := range dec.Vetoes {
-			fmt.Fprintf(&out, "veto %s\n", v)
-		}
-		if dec.Appended != nil {
-			verb := "appended"
-			if opts.DryRun {
-				verb = "would append"
+		for _, dec := range res.Decisions {
+			fmt.Fprintf(&out, "verdict: %s (target %s)\n", dec.Verdict, dec.Target)
+			for _, v := range dec.Vetoes {
+				fmt.Fprintf(&out, "veto %s\n", v)
 			}
-			fmt.Fprintf(&out, "%s: %s\n", verb, dec.Line)
+			if dec.Appended != nil {
+				verb := "appended"
+				if opts.DryRun {
+					verb = "would append"
+				}
+				fmt.Fprintf(&out, "%s: %s\n", verb, dec.Line)
+			}
 		}
 		if d.HasArg("trace") {
-			for _, line := range dec.Trace {
+			for _, line := range res.Trace {
 				fmt.Fprintf(&out, "  %s\n", line)
 			}
 		}

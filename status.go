@@ -227,7 +227,7 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 		target = lastIdentified
 	}
 
-	c := ClassifyTail(res, st.Mode)
+	c := interruption.ClassifyTail(res, st.Mode)
 	st.Trimmed = c.Tail.Trimmed
 	if c.Tail.Guessed {
 		st.guess(fmt.Sprintf("%d trailing notification-shaped entr%s carried no provenance and %s trimmed on shape",
@@ -295,33 +295,6 @@ func statusLedger(ctx context.Context, store adapters.LedgerStore, sid string) (
 		v.Add(r)
 	}
 	return v.Dangling(), nil
-}
-
-// TailClassification is the one classifier step reconciliation and status
-// share: the classifiable tail, its verdict, and reconcile's id-less upgrade.
-type TailClassification struct {
-	Tail    interruption.Tail
-	Verdict interruption.Verdict
-	// IdlessUpgrade: the verdict is none but the tail's last model entry
-	// holds a functionCall (without an id): the turn was cut mid tool call.
-	IdlessUpgrade bool
-}
-
-// Interrupted is the verdict reconciliation stamps: interrupted when the
-// tail is an interrupted prompt or turn, or upgraded.
-func (c TailClassification) Interrupted() bool {
-	return c.Verdict.Kind != interruption.KindNone || c.IdlessUpgrade
-}
-
-// ClassifyTail normalizes the history tail once and classifies it:
-// interruption.ClassifiableTail, interruption.Classify, then the id-less
-// upgrade. Every consumer that asks "how does this history end?" goes through
-// here or through exactly these calls (reconcile.go's classify).
-func ClassifyTail(res apihistory.Result, mode interruption.Mode) TailClassification {
-	t := interruption.ClassifiableTail(res, mode)
-	v := interruption.Classify(t, res.CompletedToolCallIDs)
-	return TailClassification{Tail: t, Verdict: v,
-		IdlessUpgrade: v.Kind == interruption.KindNone && interruption.TailHoldsAnyFunctionCall(t)}
 }
 
 func idlessCalls(t interruption.Tail) int {
@@ -587,4 +560,11 @@ func sessionLabel(sid string) string {
 		return ""
 	}
 	return " " + sid
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

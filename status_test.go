@@ -136,7 +136,7 @@ func TestStatusAgreesWithReconcileProperty(t *testing.T) {
 		}
 		s.writeLedger(t, "IF "+target+" at=1")
 		for _, reference := range []bool{false, true} {
-			d, err := Reconcile(context.Background(), s.store, s.sid, Options{Now: func() int64 { return 2e12 }, DryRun: true, Reference: reference})
+			res, err := Reconcile(context.Background(), s.store, s.sid, Options{Now: func() int64 { return 2e12 }, DryRun: true, Reference: reference})
 			if err != nil {
 				rt.Fatalf("reconcile: %v", err)
 			}
@@ -148,6 +148,7 @@ func TestStatusAgreesWithReconcileProperty(t *testing.T) {
 				rt.Fatalf("kind %s but tail kind %s", st.Kind, st.TailKind)
 			}
 			interrupted := st.TailKind == PlanInterruptedPrompt || st.TailKind == PlanInterruptedTurn
+			d := res.Decisions[0] // one prompt dangles
 			switch d.Verdict {
 			case VerdictCompleted:
 				decided[d.Verdict]++

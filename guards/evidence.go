@@ -33,9 +33,12 @@ type Evidence struct {
 	// Classification.
 	Verdict Classification
 
-	// Race fence: the ledger re-read just before the append.
-	RefetchLen int
-	RefetchErr string
+	// LedgerSize is the ledger's size in bytes when it was read.
+	LedgerSize int64
+
+	// Race fence: the ledger's size measured just before the append.
+	RefetchSize int64
+	RefetchErr  string
 }
 
 // TranscriptEvidence is what the active chain shows about the target.

@@ -65,7 +65,7 @@ func TestAnyAndNot(t *testing.T) {
 func TestReconcileGuardsAllowNeutralEvidence(t *testing.T) {
 	neutral := &Evidence{
 		Dangling: []string{"p1"}, Target: "p1", HasAdmission: true,
-		RefetchLen: 0,
+		RefetchSize: 0,
 	}
 	neutral.Admission.PromptID = "p1"
 	neutral.Transcript = TranscriptEvidence{Loaded: true, ChainLen: 2, MarkerIdx: -1, BackgroundIdx: -1,

@@ -196,7 +196,11 @@ type Daemon struct {
 	collect    bool // record evidence keys (Config.Ambiguity)
 }
 
-type restartStats struct{ decided, wrong int }
+type restartStats struct {
+	decided, wrong int
+	// digest is the running hash of every restart's verdicts (Digest).
+	digest uint64
+}
 
 // SessionID is the session every model daemon serves.
 const SessionID = "00000000-0000-4000-8000-00000000517a"

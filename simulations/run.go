@@ -61,6 +61,8 @@ type Report struct {
 	DSHLogs             int           `json:"dshLogs"`
 	DSHRepaired         int           `json:"dshRepaired"`
 	Ambiguity           []Ambiguity   `json:"ambiguity,omitempty"`
+	// Digest fingerprints every verdict of the run (see Digest).
+	Digest Digest `json:"digest"`
 }
 
 // Run runs cfg's scenarios and adds up their scores. The figures depend only
@@ -76,6 +78,10 @@ func Run(ctx context.Context, cfg Config) Report {
 	byClass := make([]ClassReport, len(classes))
 	for i, c := range classes {
 		byClass[i].Class = c
+	}
+	verdicts := make([]ClassVerdicts, len(classes))
+	for i, c := range classes {
+		verdicts[i].Class = c
 	}
 	var amb ambiguityTally
 	var (
@@ -113,6 +119,7 @@ func Run(ctx context.Context, cfg Config) Report {
 						amb.add(r.ClassIndex, r.AmbiguityKeys)
 					}
 					rep.add(r, byClass, keep)
+					rep.digestAdd(r, verdicts)
 					mu.Unlock()
 					if cfg.Progress != nil {
 						cfg.Progress(int(done.Add(1)))
@@ -125,9 +132,10 @@ func Run(ctx context.Context, cfg Config) Report {
 	if cfg.Ambiguity {
 		rep.Ambiguity = amb.report(classes)
 	}
-	for _, c := range byClass {
+	for i, c := range byClass {
 		if c.Scenarios > 0 {
 			rep.Classes = append(rep.Classes, c)
+			rep.Digest.Classes = append(rep.Digest.Classes, verdicts[i])
 		}
 	}
 	sortViolations(rep.Violations)

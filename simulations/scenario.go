@@ -136,6 +136,10 @@ type Result struct {
 	// AmbiguityKeys holds each dangling prompt's evidence key, when the run
 	// measures ambiguity (Config.Ambiguity).
 	AmbiguityKeys []DanglingKey
+	// Digest is this scenario's share of the run's Digest.
+	Digest ScenarioDigest
+	// RestartDigest is the timeline's restart hash at the fork.
+	RestartDigest uint64
 }
 
 // Profiles are the scenario classes' action mixes.
@@ -334,6 +338,7 @@ func runModelCollect(ctx context.Context, seed uint64, run, base, from, to int, 
 			res.Violations = append(res.Violations, err.Error())
 		} else {
 			f.tracef("-- crash after action %d of %d (scenario %d)", j+1, n, k)
+			res.RestartDigest = d.restartRec.digest
 			f.finish(&res)
 			if trace {
 				res.Trace = f.trace
@@ -364,6 +369,7 @@ func runWith(ctx context.Context, seed uint64, index int, prof *Profile, ver Ver
 		d.trace = []string{}
 	}
 	d.drive(src.IntN(40) + 8)
+	res.RestartDigest = d.restartRec.digest
 	d.finish(&res)
 	res.DSH = RunDSH(ctx, src, prof)
 	if trace {
@@ -481,6 +487,7 @@ func (d *Daemon) Restart(kind CrashKind) error {
 	if err != nil {
 		return err
 	}
+	d.restartRec.digest = restartDigest(d.restartRec.digest, verdicts)
 	for id, v := range verdicts {
 		p := d.byID[id]
 		if p == nil {
@@ -508,24 +515,30 @@ func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string
 	out := map[string]tailproof.Verdict{}
 	opts := tailproof.Options{Now: func() int64 { return d.clock }, Reference: reference}
 	for i := 0; i < len(d.prompts)+1; i++ {
-		dec, err := tailproof.Reconcile(d.ctx, store, d.sid, opts)
+		res, err := tailproof.Reconcile(d.ctx, store, d.sid, opts)
 		if err != nil {
 			return out, "", fmt.Errorf("reconcile (reference=%v): %w", reference, err)
 		}
-		if dec.Appended == nil {
+		appended := res.Appended()
+		if len(appended) == 0 {
 			why := ""
-			if len(dec.Vetoes) > 0 {
-				why = dec.Vetoes[0].Guard
+			for _, dec := range res.Decisions {
+				if len(dec.Vetoes) > 0 {
+					why = dec.Vetoes[0].Guard
+					break
+				}
 			}
 			return out, why, nil
 		}
-		if _, dup := out[dec.Target]; dup {
-			return out, "", fmt.Errorf("reconcile (reference=%v) appended twice for %s", reference, dec.Target)
-		}
-		out[dec.Target] = dec.Verdict
-		d.tracef("reconcile (reference=%v): %s %s", reference, dec.Target, dec.Verdict)
-		if store == d.store {
-			d.acked = append(d.acked, dec.Line)
+		for _, dec := range appended {
+			if _, dup := out[dec.Target]; dup {
+				return out, "", fmt.Errorf("reconcile (reference=%v) appended twice for %s", reference, dec.Target)
+			}
+			out[dec.Target] = dec.Verdict
+			d.tracef("reconcile (reference=%v): %s %s", reference, dec.Target, dec.Verdict)
+			if store == d.store {
+				d.acked = append(d.acked, dec.Line)
+			}
 		}
 	}
 	return out, "", fmt.Errorf("reconcile (reference=%v) did not settle", reference)
@@ -534,7 +547,7 @@ func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string
 // Finish crashes the process a final time and scores every dangling prompt
 // under both rule sets (see finish). Call it once, after the actions.
 func (d *Daemon) Finish() Result {
-	var res Result
+	res := Result{RestartDigest: d.restartRec.digest}
 	d.finish(&res)
 	return res
 }
@@ -604,6 +617,8 @@ func (d *Daemon) finish(res *Result) {
 	if err := d.checkAcked(); err != nil {
 		res.Violations = append(res.Violations, err.Error())
 	}
+	res.Digest.Hash[0], res.Digest.Tailproof = digestVerdicts(dangling, tp, tpWhy, res.RestartDigest)
+	res.Digest.Hash[1], res.Digest.Reference = digestVerdicts(dangling, rf, rfWhy, res.RestartDigest)
 	for id := range tp {
 		if !contains(dangling, id) {
 			res.Violations = append(res.Violations, fmt.Sprintf("tailproof appended a terminal for %s, which was not dangling", id))

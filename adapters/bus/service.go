@@ -170,20 +170,12 @@ func (s *Service) handle(m *message.Message) error {
 		}
 		return fmt.Errorf("bus: decide %s: %w", sid, err)
 	}
-	dm, tm, err := s.sink.Messages(sid, d)
+	dm, tms, err := s.sink.Messages(sid, d)
 	if err != nil {
 		return err
 	}
 	dm.Metadata.Set(MetaCause, m.UUID)
-	if err := s.cfg.Publisher.Publish(or(s.cfg.DecisionTopic, TopicDecision), dm); err != nil {
-		return fmt.Errorf("bus: publish decision for %s: %w", sid, err)
-	}
-	if tm != nil {
-		if err := s.cfg.Publisher.Publish(or(s.cfg.TerminalTopic, TopicTerminal), tm); err != nil {
-			return fmt.Errorf("bus: publish terminal for %s: %w", sid, err)
-		}
-	}
-	return nil
+	return s.sink.publish(s.cfg.Publisher, sid, dm, tms)
 }
 
 // Run runs the router until ctx is cancelled or Close is called.

@@ -2,7 +2,6 @@ package bus_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -18,6 +17,7 @@ import (
 	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/events/ledger"
+	"github.com/tailproof/tailproof/simulations/load"
 )
 
 type running struct {
@@ -59,11 +59,11 @@ func subscribe(t *testing.T, sub message.Subscriber, topic string) <-chan *messa
 	return ch
 }
 
-func decisionOf(t *testing.T, m *message.Message) bus.Decision {
+func decisionOf(t *testing.T, m *message.Message) bustest.Doc {
 	t.Helper()
-	var d bus.Decision
-	if err := json.Unmarshal(m.Payload, &d); err != nil {
-		t.Fatalf("decision %q: %v", m.Payload, err)
+	d, err := bustest.ParseDoc(m.Payload)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return d
 }
@@ -80,7 +80,7 @@ func TestServiceEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := start(t, bus.ServiceConfig{
-		Decide: bus.Reconciler(store, tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }}),
+		Decide: load.Decider(store, tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }}),
 	})
 	decisions := subscribe(t, r.svc.Subscriber(), bus.TopicDecision)
 	terminals := subscribe(t, r.svc.Subscriber(), bus.TopicTerminal)
@@ -96,8 +96,8 @@ func TestServiceEndToEnd(t *testing.T) {
 	}
 	load()
 	dm := recv(t, decisions)
-	d := decisionOf(t, dm)
-	if d.Target == nil || *d.Target != bustest.Prompt(id) || d.Verdict != "completed" || dm.Metadata.Get(bus.MetaSession) != id {
+	target, verdict, appended := decisionOf(t, dm).Verdict()
+	if target != bustest.Prompt(id) || verdict != "completed" || dm.Metadata.Get(bus.MetaSession) != id {
 		t.Fatalf("decision %s", dm.Payload)
 	}
 	tm := recv(t, terminals)
@@ -105,8 +105,8 @@ func TestServiceEndToEnd(t *testing.T) {
 	if err != nil || rec.PromptID != bustest.Prompt(id) || rec.InFlight {
 		t.Fatalf("terminal %q: %v", tm.Payload, err)
 	}
-	if string(d.Appended) != string(tm.Payload) {
-		t.Fatalf("decision appended %s, terminal %s", d.Appended, tm.Payload)
+	if appended != string(tm.Payload) {
+		t.Fatalf("decision appended %s, terminal %s", appended, tm.Payload)
 	}
 	recs, err := tailproof.RecentTerminals(context.Background(), store, id)
 	if err != nil || len(recs) != 1 {
@@ -114,8 +114,8 @@ func TestServiceEndToEnd(t *testing.T) {
 	}
 
 	load()
-	if d := decisionOf(t, recv(t, decisions)); d.Verdict != "none" || d.Target != nil || string(d.Appended) != "null" {
-		t.Fatalf("second decision %+v", d)
+	if target, verdict, appended := decisionOf(t, recv(t, decisions)).Verdict(); verdict != "none" || target != "" || appended != "" {
+		t.Fatalf("second decision %s %s %s", target, verdict, appended)
 	}
 	none(t, terminals, 50*time.Millisecond)
 }
@@ -126,7 +126,7 @@ func TestServiceOrderedPerSession(t *testing.T) {
 	r := start(t, bus.ServiceConfig{
 		Decide: func(ctx context.Context, sid string) (bus.Decision, error) {
 			n := seq.Add(1)
-			return bus.Decision{Verdict: sid + "#" + strings.Repeat("x", int(n%3))}, nil
+			return bustest.FakeDecision(sid, "none"+strings.Repeat("x", int(n%3))), nil
 		},
 	})
 	decisions := subscribe(t, r.svc.Subscriber(), bus.TopicDecision)
@@ -157,7 +157,7 @@ func TestServicePoisonAfterRetries(t *testing.T) {
 			if sid == "boom" {
 				panic("cannot decide " + sid)
 			}
-			return bus.Decision{Verdict: "none"}, nil
+			return bustest.FakeDecision(sid, "none"), nil
 		},
 	})
 	poison := subscribe(t, r.svc.Subscriber(), bus.TopicPoison)
@@ -191,7 +191,7 @@ func TestServiceRequeueIsNotPoisoned(t *testing.T) {
 			if calls.Add(1) < 4 {
 				return bus.Decision{}, errors.Join(bus.ErrRequeue, errors.New("lease held elsewhere"))
 			}
-			return bus.Decision{Verdict: "none"}, nil
+			return bustest.FakeDecision(sid, "none"), nil
 		},
 	})
 	poison := subscribe(t, r.svc.Subscriber(), bus.TopicPoison)

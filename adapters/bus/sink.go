@@ -8,24 +8,19 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 )
 
-// Decision is what the recovery service publishes: the JSON shape of
-// `tailproof reconcile --json`, so a consumer reads the bus and the CLI the
-// same way. Target is null when no prompt was dangling; Appended is the
-// ledger record appended (null when nothing was).
+// Decision is what the recovery service publishes for one session: the
+// decision document (tailproof's one published JSON shape, that of
+// `tailproof reconcile --json`; opaque to the transport) and the terminal
+// records it appended, one per prompt it settled.
 type Decision struct {
-	Target   *string         `json:"target"`
-	Verdict  string          `json:"verdict"`
-	Appended json.RawMessage `json:"appended"`
-	Vetoes   []Veto          `json:"vetoes"`
-	// DryRun marks a decision made without appending: Appended is then what
-	// would have been appended, and no terminal is published.
-	DryRun bool `json:"dry_run,omitempty"`
+	Document  json.RawMessage
+	Terminals []Terminal
 }
 
-// Veto is one guard's refusal.
-type Veto struct {
-	Guard  string `json:"guard"`
-	Reason string `json:"reason"`
+// Terminal is one appended ledger record and the prompt it settles.
+type Terminal struct {
+	Target string
+	Line   []byte
 }
 
 // Default topics of the recovery service.
@@ -43,43 +38,41 @@ type Sink struct {
 	TerminalTopic string // "": TopicTerminal
 }
 
-// Messages builds the messages for one decision: the decision itself and,
-// when a record was appended, that record line on the terminal topic. The
+// Messages builds the messages for one decision: the decision document and,
+// per appended record, that record line on the terminal topic. A
 // terminal's uuid is "<session>/<target>": a prompt has one terminal, so a
 // transport that deduplicates by id (JetStream with Nats-Msg-Id) drops a
 // republished one.
-func (s Sink) Messages(session string, d Decision) (decision, terminal *message.Message, err error) {
-	if d.Vetoes == nil {
-		d.Vetoes = []Veto{}
+func (s Sink) Messages(session string, d Decision) (decision *message.Message, terminals []*message.Message, err error) {
+	if !json.Valid(d.Document) {
+		return nil, nil, fmt.Errorf("bus: decision for %s: the document is not JSON", session)
 	}
-	if d.Appended == nil {
-		d.Appended = json.RawMessage("null")
-	}
-	body, err := json.Marshal(d)
-	if err != nil {
-		return nil, nil, fmt.Errorf("bus: encode decision for %s: %w", session, err)
-	}
-	decision = message.NewMessage(watermill.NewUUID(), body)
+	decision = message.NewMessage(watermill.NewUUID(), append([]byte(nil), d.Document...))
 	decision.Metadata.Set(MetaSession, session)
-	if d.Target != nil && !d.DryRun && string(d.Appended) != "null" {
-		terminal = message.NewMessage(session+"/"+*d.Target, append([]byte(nil), d.Appended...))
-		terminal.Metadata.Set(MetaSession, session)
-		terminal.Metadata.Set(MetaStream, "ledger")
+	for _, t := range d.Terminals {
+		tm := message.NewMessage(session+"/"+t.Target, append([]byte(nil), t.Line...))
+		tm.Metadata.Set(MetaSession, session)
+		tm.Metadata.Set(MetaStream, "ledger")
+		terminals = append(terminals, tm)
 	}
-	return decision, terminal, nil
+	return decision, terminals, nil
 }
 
-// Publish publishes d (and its terminal record) for session.
+// Publish publishes d (and its terminal records) for session.
 func (s Sink) Publish(session string, d Decision) error {
-	dm, tm, err := s.Messages(session, d)
+	dm, tms, err := s.Messages(session, d)
 	if err != nil {
 		return err
 	}
-	if err := s.Pub.Publish(or(s.DecisionTopic, TopicDecision), dm); err != nil {
+	return s.publish(s.Pub, session, dm, tms)
+}
+
+func (s Sink) publish(pub message.Publisher, session string, dm *message.Message, tms []*message.Message) error {
+	if err := pub.Publish(or(s.DecisionTopic, TopicDecision), dm); err != nil {
 		return fmt.Errorf("bus: publish decision for %s: %w", session, err)
 	}
-	if tm != nil {
-		if err := s.Pub.Publish(or(s.TerminalTopic, TopicTerminal), tm); err != nil {
+	for _, tm := range tms {
+		if err := pub.Publish(or(s.TerminalTopic, TopicTerminal), tm); err != nil {
 			return fmt.Errorf("bus: publish terminal for %s: %w", session, err)
 		}
 	}

@@ -2,7 +2,6 @@ package natsjs_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -15,11 +14,12 @@ import (
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters"
-	"github.com/tailproof/tailproof/adapters/bus"
 	"github.com/tailproof/tailproof/adapters/bus/bustest"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/adapters/natsjs"
+	"github.com/tailproof/tailproof/adapters/natsjs/natstest"
 	"github.com/tailproof/tailproof/events/ledger"
+	"github.com/tailproof/tailproof/simulations/load"
 )
 
 // slowStore stretches each decision a little so the node kill lands while
@@ -84,7 +84,7 @@ func TestClusterNodeKilledMidRun(t *testing.T) {
 	if testing.Short() {
 		n = 12
 	}
-	servers, err := natsjs.StartCluster(t.TempDir(), 3)
+	servers, err := natstest.StartCluster(t.TempDir(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestClusterNodeKilledMidRun(t *testing.T) {
 		w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{
 			Name: fmt.Sprintf("worker-%d", i), Conn: dial(i), Topology: topo,
 			Store: slowStore{shared}, AckWait: 3 * time.Second,
-			Options: tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }},
+			Decide: load.LeaseDecider(tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }}),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -227,14 +227,14 @@ func TestClusterNodeKilledMidRun(t *testing.T) {
 	for {
 		select {
 		case m := <-ch:
-			var d bus.Decision
-			if err := json.Unmarshal(m.Payload, &d); err != nil {
+			d, err := bustest.ParseDoc(m.Payload)
+			if err != nil {
 				t.Fatal(err)
 			}
 			m.Ack()
 			total++
-			if d.Target != nil && string(d.Appended) != "null" {
-				appended[*d.Target]++
+			if target, _, a := d.Verdict(); a != "" {
+				appended[target]++
 			}
 			continue
 		case <-time.After(time.Second):

@@ -17,11 +17,13 @@ import (
 	"github.com/tailproof/tailproof/adapters/bus/bustest"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/adapters/natsjs"
+	"github.com/tailproof/tailproof/adapters/natsjs/natstest"
+	"github.com/tailproof/tailproof/simulations/load"
 )
 
 func server(t *testing.T) string {
 	t.Helper()
-	ns, err := natsjs.StartServer(t.TempDir())
+	ns, err := natstest.StartServer(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,20 +145,21 @@ func TestLostLeaseVetoesAndAppendsNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	opts := tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }}
-	d, err := natsjs.DecideUnder(ctx, lease, store, id, opts)
+	decide := load.LeaseDecider(tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }})
+	d, err := natsjs.DecideUnder(ctx, lease, store, id, decide)
 	if !errors.Is(err, bus.ErrRequeue) || !errors.Is(err, natsjs.ErrLeaseLost) {
 		t.Fatalf("err = %v", err)
 	}
-	if d.Verdict != tailproof.VerdictUnknown || d.Appended != nil {
-		t.Fatalf("decision %+v", d)
+	doc := docOf(t, d)
+	if _, verdict, appended := doc.Verdict(); verdict != string(tailproof.VerdictUnknown) || appended != "" {
+		t.Fatalf("decision %s", d.Document)
 	}
 	found := false
-	for _, v := range d.Vetoes {
+	for _, v := range doc.Decisions[0].Vetoes {
 		found = found || (v.Guard == natsjs.LeaseGuardName && strings.Contains(v.Reason, "lease lost"))
 	}
 	if !found {
-		t.Fatalf("no lease veto in %v", d.Vetoes)
+		t.Fatalf("no lease veto in %s", d.Document)
 	}
 	if recs, _ := tailproof.RecentTerminals(ctx, store, id); len(recs) != 0 {
 		t.Fatalf("appended %v", recs)
@@ -166,9 +169,9 @@ func TestLostLeaseVetoesAndAppendsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err = natsjs.DecideUnder(ctx, lease, store, id, opts)
-	if err != nil || d.Verdict != tailproof.VerdictCompleted {
-		t.Fatalf("held: %+v %v", d, err)
+	d, err = natsjs.DecideUnder(ctx, lease, store, id, decide)
+	if _, verdict, _ := docOf(t, d).Verdict(); err != nil || verdict != string(tailproof.VerdictCompleted) {
+		t.Fatalf("held: %s %v", d.Document, err)
 	}
 }
 
@@ -189,8 +192,17 @@ func TestLeasedStoreKeepsWorkspaceCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := natsjs.DecideUnder(ctx, lease, store, id, tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }})
-	if err != nil || d.Verdict != tailproof.VerdictUnknown || d.Appended != nil {
-		t.Fatalf("foreign transcript under a lease: %+v %v", d, err)
+	d, err := natsjs.DecideUnder(ctx, lease, store, id, load.LeaseDecider(tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }}))
+	if _, verdict, appended := docOf(t, d).Verdict(); err != nil || verdict != string(tailproof.VerdictUnknown) || appended != "" {
+		t.Fatalf("foreign transcript under a lease: %s %v", d.Document, err)
 	}
+}
+
+func docOf(t *testing.T, d bus.Decision) bustest.Doc {
+	t.Helper()
+	doc, err := bustest.ParseDoc(d.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }

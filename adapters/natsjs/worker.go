@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"slices"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -13,9 +12,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/adapters/bus"
+	"github.com/tailproof/tailproof/guards"
 )
 
 // Topology names the streams and the lease bucket, and how sessions are
@@ -109,10 +108,11 @@ type WorkerConfig struct {
 	Name     string // unique per worker: the lease owner
 	Conn     *nats.Conn
 	Topology Topology
-	// Store is the sessions' shared storage; Options as for Reconcile (Now
-	// required). The worker adds its lease guard to Options.Guards.
-	Store   adapters.Store
-	Options tailproof.Options
+	// Store is the sessions' shared storage; Decide decides one session on
+	// it (in production tailproof.Reconcile, wired by the caller: the
+	// transport does not know the decision core).
+	Store  adapters.Store
+	Decide Decider
 	// AckWait before the server hands an unacked load event to another
 	// worker (default 30s).
 	AckWait time.Duration
@@ -131,8 +131,8 @@ type Worker struct {
 
 // NewWorker provisions the topology and wires the recovery service.
 func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
-	if cfg.Name == "" || cfg.Conn == nil || cfg.Store == nil || cfg.Options.Now == nil {
-		return nil, errors.New("natsjs: WorkerConfig needs Name, Conn, Store and Options.Now")
+	if cfg.Name == "" || cfg.Conn == nil || cfg.Store == nil || cfg.Decide == nil {
+		return nil, errors.New("natsjs: WorkerConfig needs Name, Conn, Store and Decide")
 	}
 	cfg.Topology = cfg.Topology.withDefaults()
 	if cfg.Logger == nil {
@@ -190,32 +190,38 @@ func (w *Worker) Close() error {
 	return errors.Join(err, w.svc.Close())
 }
 
+// Decider decides session on store — the shared store seen through the
+// session's lease, whose AppendLedger re-checks the lease right before
+// writing — running extra (the lease guard) after its own evidence guards.
+// It returns the published decision and every veto of the decision, so the
+// worker sees its lease guard's.
+type Decider func(ctx context.Context, store adapters.Store, session string, extra guards.Guard[*guards.Evidence]) (bus.Decision, []guards.Veto, error)
+
 // Decide decides session under a freshly acquired lease (what the worker
 // does for each load event). A lease held elsewhere, or lost before the
 // append, is returned as an error wrapping bus.ErrRequeue: the session is
 // not decided here and its load event goes back for redelivery.
-func (w *Worker) Decide(ctx context.Context, session string) (tailproof.Decision, error) {
+func (w *Worker) Decide(ctx context.Context, session string) (bus.Decision, error) {
 	lease, err := w.leases.Acquire(ctx, session)
 	if err != nil {
-		return tailproof.Decision{SessionID: session, Verdict: tailproof.VerdictUnknown}, errors.Join(bus.ErrRequeue, err)
+		return bus.Decision{}, errors.Join(bus.ErrRequeue, err)
 	}
 	defer lease.Release(context.WithoutCancel(ctx))
-	return DecideUnder(ctx, lease, w.cfg.Store, session, w.cfg.Options)
+	return DecideUnder(ctx, lease, w.cfg.Store, session, w.cfg.Decide)
 }
 
-// DecideUnder runs Reconcile on session holding lease: the lease guard joins
-// opts.Guards (a lost lease vetoes, visibly, in the decision) and the store's
-// AppendLedger re-checks the lease right before writing.
-func DecideUnder(ctx context.Context, lease *Lease, store adapters.Store, session string, opts tailproof.Options) (tailproof.Decision, error) {
-	opts.Guards = append(slices.Clone(opts.Guards), lease.Guard(ctx))
-	d, err := tailproof.Reconcile(ctx, lease.Store(store), session, opts)
+// DecideUnder runs decide on session holding lease: the lease guard joins
+// the decision's guards (a lost lease vetoes, visibly, in the decision) and
+// the store's AppendLedger re-checks the lease right before writing.
+func DecideUnder(ctx context.Context, lease *Lease, store adapters.Store, session string, decide Decider) (bus.Decision, error) {
+	d, vetoes, err := decide(ctx, lease.Store(store), session, lease.Guard(ctx))
 	if err != nil {
 		if errors.Is(err, ErrLeaseLost) {
 			err = errors.Join(bus.ErrRequeue, err)
 		}
 		return d, err
 	}
-	for _, v := range d.Vetoes {
+	for _, v := range vetoes {
 		if v.Guard == LeaseGuardName {
 			return d, errors.Join(bus.ErrRequeue, fmt.Errorf("natsjs: session %s: %w: %s", session, ErrLeaseLost, v.Reason))
 		}
@@ -225,12 +231,12 @@ func DecideUnder(ctx context.Context, lease *Lease, store adapters.Store, sessio
 
 func (w *Worker) decide(ctx context.Context, session string) (bus.Decision, error) {
 	d, err := w.Decide(ctx, session)
-	if err != nil && errors.Is(err, ErrLeaseLost) && d.Target != "" {
+	if err != nil && errors.Is(err, ErrLeaseLost) && d.Document != nil {
 		// Say publicly that this worker stopped, then hand the session back.
-		_ = w.sink.Publish(session, bus.FromDecision(d))
+		_ = w.sink.Publish(session, d)
 	}
 	if err != nil {
 		return bus.Decision{}, err
 	}
-	return bus.FromDecision(d), nil
+	return d, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tailproof/tailproof/machines"
+	"github.com/tailproof/tailproof/machines/reconcile"
 )
 
 func init() {
@@ -28,7 +29,7 @@ func diagramMachines() []struct {
 		name  string
 		table machines.Table
 	}{
-		{"reconcile", machines.ReconcileTable},
+		{"reconcile", reconcile.Table},
 		{"prompt-lifecycle", machines.LifecycleTable},
 		{"repair-episode", machines.RepairEpisodeTable},
 		{"admission", machines.AdmissionTable()},

@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/tailproof/tailproof/adapters/natsjs"
+	"github.com/tailproof/tailproof/simulations/load"
 )
 
 func init() {
@@ -43,9 +43,9 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	cfg := natsjs.LoadConfig{Sessions: *sessions, Events: *evs, Workers: *workers, Partitions: *partitions}
-	runs := map[string]func(context.Context, natsjs.LoadConfig) (natsjs.LoadResult, error){
-		"inprocess": natsjs.RunInProcess, "jetstream": natsjs.RunJetStream,
+	cfg := load.LoadConfig{Sessions: *sessions, Events: *evs, Workers: *workers, Partitions: *partitions}
+	runs := map[string]func(context.Context, load.LoadConfig) (load.LoadResult, error){
+		"inprocess": load.RunInProcess, "jetstream": load.RunJetStream,
 	}
 	var order []string
 	switch *transport {

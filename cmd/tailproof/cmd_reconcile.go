@@ -71,33 +71,6 @@ func (s *sessionFlags) store() (adapters.Store, string, error) {
 	return nil, "", errors.New("name the session: --ledger FILE --transcript FILE, or --cwd WORKSPACE --session ID [--qwen-runtime DIR]")
 }
 
-type vetoJSON struct {
-	Guard  string `json:"guard"`
-	Reason string `json:"reason"`
-}
-
-type reconcileJSON struct {
-	Target   *string         `json:"target"`
-	Verdict  string          `json:"verdict"`
-	Appended json.RawMessage `json:"appended"`
-	Vetoes   []vetoJSON      `json:"vetoes"`
-}
-
-func decisionJSON(d tailproof.Decision) reconcileJSON {
-	out := reconcileJSON{Verdict: string(d.Verdict), Appended: json.RawMessage("null"), Vetoes: []vetoJSON{}}
-	if d.Target != "" {
-		t := d.Target
-		out.Target = &t
-	}
-	if d.Line != nil {
-		out.Appended = json.RawMessage(d.Line)
-	}
-	for _, v := range d.Vetoes {
-		out.Vetoes = append(out.Vetoes, vetoJSON{Guard: v.Guard, Reason: v.Reason})
-	}
-	return out
-}
-
 func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("reconcile", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -127,7 +100,7 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		n := *now
 		clock = func() int64 { return n }
 	}
-	d, err := tailproof.Reconcile(ctx, store, sid, tailproof.Options{Now: clock, DryRun: *dryRun, Reference: *reference})
+	res, err := tailproof.Reconcile(ctx, store, sid, tailproof.Options{Now: clock, DryRun: *dryRun, Reference: *reference})
 	if err != nil {
 		fmt.Fprintf(stderr, "tailproof reconcile: %v\n", err)
 		return 1
@@ -135,30 +108,31 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(decisionJSON(d)); err != nil {
+		if err := enc.Encode(res); err != nil {
 			fmt.Fprintf(stderr, "tailproof reconcile: %v\n", err)
 			return 1
 		}
 		return 0
 	}
-	target := d.Target
-	if target == "" {
-		target = "(none)"
+	if len(res.Decisions) == 0 {
+		fmt.Fprintf(stdout, "target:  (none)\nverdict: %s\n", tailproof.VerdictNone)
 	}
-	fmt.Fprintf(stdout, "target:  %s\nverdict: %s\n", target, d.Verdict)
-	if d.Line != nil {
-		verb := "appended"
-		if *dryRun {
-			verb = "would append"
+	for _, d := range res.Decisions {
+		fmt.Fprintf(stdout, "target:  %s\nverdict: %s\n", d.Target, d.Verdict)
+		if d.Line != nil {
+			verb := "appended"
+			if *dryRun {
+				verb = "would append"
+			}
+			fmt.Fprintf(stdout, "%s: %s\n", verb, d.Line)
 		}
-		fmt.Fprintf(stdout, "%s: %s\n", verb, d.Line)
-	}
-	for _, v := range d.Vetoes {
-		fmt.Fprintf(stdout, "veto:    %s: %s\n", v.Guard, v.Reason)
+		for _, v := range d.Vetoes {
+			fmt.Fprintf(stdout, "veto:    %s: %s\n", v.Guard, v.Reason)
+		}
 	}
 	if *trace {
 		fmt.Fprintln(stdout, "trace:")
-		for _, l := range d.Trace {
+		for _, l := range res.Trace {
 			fmt.Fprintf(stdout, "  %s\n", l)
 		}
 	}

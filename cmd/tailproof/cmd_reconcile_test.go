@@ -48,8 +48,11 @@ func TestReconcileJSONInterface(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	want := map[string]any{
-		"target": "p1", "verdict": "interrupted", "vetoes": []any{},
-		"appended": map[string]any{"v": 1.0, "promptId": "p1", "terminal": "interrupted", "code": "daemon_lost", "at": 1767225700000.0},
+		"schemaVersion": 1.0, "sessionId": "", "rules": "tailproof", "dryRun": false, "dangling": []any{"p1"},
+		"decisions": []any{map[string]any{
+			"target": "p1", "verdict": "interrupted", "route": "tail-interrupted", "vetoes": []any{},
+			"appended": map[string]any{"v": 1.0, "promptId": "p1", "terminal": "interrupted", "code": "daemon_lost", "at": 1767225700000.0},
+		}},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatal(d)
@@ -60,7 +63,7 @@ func TestReconcileJSONInterface(t *testing.T) {
 	}
 	// Second run: nothing to do.
 	_, out, _ = runCLI(t, "reconcile", "--ledger", lp, "--transcript", tp, "--json")
-	if !strings.Contains(out, `"verdict":"none"`) || !strings.Contains(out, `"target":null`) {
+	if !strings.Contains(out, `"dangling":[]`) || !strings.Contains(out, `"decisions":[]`) {
 		t.Fatalf("second run: %s", out)
 	}
 }
@@ -72,7 +75,7 @@ func TestReconcileDryRunAndMissingTranscript(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("a missing transcript is evidence, not an error: exit %d", code)
 	}
-	if !strings.Contains(out, `"verdict":"unknown"`) || !strings.Contains(out, `"guard":"transcript-integrity"`) || !strings.Contains(out, `"appended":null`) {
+	if !strings.Contains(out, `"verdict":"unknown"`) || !strings.Contains(out, `"guard":"transcript-integrity"`) || strings.Contains(out, `ppend`) || !strings.Contains(out, `"dryRun":true`) {
 		t.Fatalf("got %s", out)
 	}
 	if data, _ := os.ReadFile(lp); string(data) != ledgerText {

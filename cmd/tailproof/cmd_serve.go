@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,7 @@ import (
 	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/natsjs"
 	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/simulations/load"
 )
 
 func init() {
@@ -32,13 +34,6 @@ func init() {
 			return runServe(ctx, args, os.Stdin, stdout, stderr)
 		},
 	})
-}
-
-// servedDecision is one printed line: the session, then the shape of
-// `reconcile --json`.
-type servedDecision struct {
-	Session string `json:"session"`
-	bus.Decision
 }
 
 func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -95,12 +90,12 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	opts := tailproof.Options{Now: clock, DryRun: *dryRun}
 
 	var out sync.Mutex
-	print := func(session string, d bus.Decision) {
+	// Each decision document is printed as published: the one shape of
+	// `reconcile --json`, which names its session.
+	print := func(doc []byte) {
 		out.Lock()
 		defer out.Unlock()
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(servedDecision{Session: session, Decision: d})
+		stdout.Write(append(bytes.TrimSpace(doc), '\n'))
 	}
 	sessions := make(chan string)
 	go func() {
@@ -156,8 +151,8 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return 0
 }
 
-func serveInProcess(ctx context.Context, store *jsonl.QwenStore, opts tailproof.Options, sessions <-chan string, print func(string, bus.Decision), stderr io.Writer) error {
-	svc, err := bus.NewService(bus.ServiceConfig{Decide: bus.Reconciler(store, opts)})
+func serveInProcess(ctx context.Context, store *jsonl.QwenStore, opts tailproof.Options, sessions <-chan string, print func([]byte), stderr io.Writer) error {
+	svc, err := bus.NewService(bus.ServiceConfig{Decide: load.Decider(store, opts)})
 	if err != nil {
 		return err
 	}
@@ -194,9 +189,8 @@ func serveInProcess(ctx context.Context, store *jsonl.QwenStore, opts tailproof.
 	}
 	go func() {
 		for m := range decisions {
-			var d bus.Decision
-			if json.Unmarshal(m.Payload, &d) == nil {
-				print(m.Metadata.Get(bus.MetaSession), d)
+			if json.Valid(m.Payload) {
+				print(m.Payload)
 			}
 			m.Ack()
 			settle(m.Metadata.Get(bus.MetaCause))
@@ -236,13 +230,13 @@ func serveInProcess(ctx context.Context, store *jsonl.QwenStore, opts tailproof.
 	}
 }
 
-func serveNATS(ctx context.Context, url, name string, topo natsjs.Topology, store *jsonl.QwenStore, opts tailproof.Options, sessions <-chan string, print func(string, bus.Decision), stderr io.Writer) error {
+func serveNATS(ctx context.Context, url, name string, topo natsjs.Topology, store *jsonl.QwenStore, opts tailproof.Options, sessions <-chan string, print func([]byte), stderr io.Writer) error {
 	nc, err := nats.Connect(url, nats.MaxReconnects(-1))
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{Name: name, Conn: nc, Topology: topo, Store: store, Options: opts})
+	w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{Name: name, Conn: nc, Topology: topo, Store: store, Decide: load.LeaseDecider(opts)})
 	if err != nil {
 		return err
 	}
@@ -252,9 +246,8 @@ func serveNATS(ctx context.Context, url, name string, topo natsjs.Topology, stor
 	defer w.Close()
 	// Decisions made by any worker are printed as they are stored.
 	sub, err := nc.Subscribe(topo.DecisionTopic(), func(m *nats.Msg) {
-		var d bus.Decision
-		if json.Unmarshal(m.Data, &d) == nil {
-			print(m.Header.Get(bus.MetaSession), d)
+		if json.Valid(m.Data) {
+			print(m.Data)
 		}
 	})
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -33,13 +32,12 @@ func TestServeInProcess(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
 	}
-	var first, second servedDecision
-	json.Unmarshal([]byte(lines[0]), &first)
-	json.Unmarshal([]byte(lines[1]), &second)
-	if first.Session != a || first.Verdict != "completed" || first.Target == nil || *first.Target != bustest.Prompt(a) {
+	first, _ := bustest.ParseDoc([]byte(lines[0]))
+	second, _ := bustest.ParseDoc([]byte(lines[1]))
+	if target, verdict, _ := first.Verdict(); first.SessionID != a || verdict != "completed" || target != bustest.Prompt(a) {
 		t.Errorf("first: %s", lines[0])
 	}
-	if second.Session != a || second.Verdict != "none" {
+	if _, verdict, _ := second.Verdict(); second.SessionID != a || verdict != "none" {
 		t.Errorf("second: %s", lines[1])
 	}
 	if !strings.Contains(errb.String(), "invalid session id") {
@@ -48,7 +46,7 @@ func TestServeInProcess(t *testing.T) {
 
 	out.Reset()
 	code = runServe(context.Background(), []string{"--qwen-runtime", runtime, "--cwd", ws, "--scan", "--now", "1767225660000"}, strings.NewReader(""), &out, &errb)
-	if code != 0 || strings.Count(out.String(), "\n") != 2 || !strings.Contains(out.String(), `"session":"`+b+`","target":"`+bustest.Prompt(b)+`","verdict":"completed"`) {
+	if code != 0 || strings.Count(out.String(), "\n") != 2 || !strings.Contains(out.String(), `"sessionId":"`+b+`"`) || !strings.Contains(out.String(), `"target":"`+bustest.Prompt(b)+`","verdict":"completed"`) {
 		t.Fatalf("scan: exit %d\n%s", code, out.String())
 	}
 }

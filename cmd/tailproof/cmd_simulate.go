@@ -45,12 +45,13 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	runs := fs.Int("runs", 10000, "how many scenarios to run")
 	first := fs.Int("scenario", 0, "the first scenario's `INDEX` (with --runs 1: replay that one scenario)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
+	digest := fs.Bool("digest", false, "print only the digest of every verdict (a hash per rule set and per-class verdict counts), to show a change moved none")
 	reference := fs.Bool("reference", false, "also list the reference rules' wrong terminals (the baseline's holes)")
 	trace := fs.Bool("trace", false, "with --runs 1: print the scenario's trace (actions, writes, crash, verdicts)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "scenarios run in parallel (figures do not depend on it)")
 	ambiguity := fs.Bool("ambiguity", false, "also count, per class, dangling prompts whose evidence (identifiers renamed, timestamps ranked) was seen with the other truth: no rule reading ids by equality and clocks by order can decide them")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tailproof simulate [--seed S] [--runs N] [--scenario K] [--json] [--reference] [--trace] [--workers W] [--ambiguity]")
+		fmt.Fprintln(stderr, "usage: tailproof simulate [--seed S] [--runs N] [--scenario K] [--json] [--reference] [--trace] [--workers W] [--ambiguity] [--digest]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -99,6 +100,10 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if s := elapsed.Seconds(); s > 0 {
 		out.PerSecond = float64(rep.Scenarios) / s
 		out.PerSecondPerCore = out.PerSecond / float64(min(*workers, runtime.GOMAXPROCS(0)))
+	}
+	if *digest {
+		rep.Digest.Write(stdout, *seed, rep.Scenarios)
+		return 0
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

@@ -16,6 +16,7 @@ import (
 	"github.com/tailproof/tailproof/events/dsh"
 	"github.com/tailproof/tailproof/events/qwen"
 	"github.com/tailproof/tailproof/guards"
+	"github.com/tailproof/tailproof/machines/reconcile"
 	"github.com/tailproof/tailproof/projections/apihistory"
 	"github.com/tailproof/tailproof/projections/attribution"
 	"github.com/tailproof/tailproof/projections/ledgerview"
@@ -281,31 +282,44 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 	if now == 0 {
 		now = lastTime(s.ev, n)
 	}
-	d, err := tailproof.Reconcile(ctx, jsonl.NewFilesStore(mem, lp, tp), "", tailproof.Options{
-		Now: func() int64 { return now }, DryRun: true, Reference: reference,
-	})
+	opts := tailproof.Options{Now: func() int64 { return now }, DryRun: true, Reference: reference}
+	res, err := tailproof.Reconcile(ctx, jsonl.NewFilesStore(mem, lp, tp), "", opts)
 	if err != nil {
 		out.Error = err.Error()
 	}
-	out.Verdict, out.Target, out.State = string(d.Verdict), d.Target, d.State
-	if d.Evidence != nil && d.Evidence.Dangling != nil {
-		out.Dangling = d.Evidence.Dangling
+	out.Dangling = res.Dangling
+	out.Verdict, out.State = string(tailproof.VerdictNone), string(reconcile.None)
+	if len(res.Decisions) == 0 && err != nil {
+		out.Verdict, out.State = string(tailproof.VerdictUnknown), ""
 	}
-	if d.Line != nil {
-		out.Append = append(out.Append, string(d.Line))
+	for _, a := range res.Appended() {
+		out.Append = append(out.Append, string(a.Line))
 	}
-	for _, v := range d.Vetoes {
-		out.Vetoes = append(out.Vetoes, veto{v.Guard, v.Reason})
-	}
-	if d.Trace != nil {
-		out.Trace = d.Trace
-	}
-	if gs, ok := explainGuards(d.Trace, d.Evidence, d.Vetoes, reference); ok {
-		out.Guards = append(out.Guards, gs...)
-	} else {
-		out.GuardsNote = "replay's guard list no longer matches the reconcile machine's; only the machine's vetoes are shown"
+	out.Trace = res.Trace
+	// The step shows the decision of the prompt the transcript's tail
+	// speaks about: the first that appended, else the first considered.
+	if d, ok := primaryDecision(res); ok {
+		out.Verdict, out.Target, out.State = string(d.Verdict), d.Target, string(d.State)
+		for _, v := range d.Vetoes {
+			out.Vetoes = append(out.Vetoes, veto{v.Guard, v.Reason})
+		}
+		if gs, ok := explainGuards(d.Steps, d.Evidence, d.Vetoes, opts.Reference); ok {
+			out.Guards = append(out.Guards, gs...)
+		} else {
+			out.GuardsNote = "replay's guard list no longer matches the reconcile machine's; only the machine's vetoes are shown"
+		}
 	}
 	return out
+}
+
+func primaryDecision(res tailproof.Result) (tailproof.Decision, bool) {
+	if a := res.Appended(); len(a) > 0 {
+		return a[0], true
+	}
+	if len(res.Decisions) > 0 {
+		return res.Decisions[0], true
+	}
+	return tailproof.Decision{}, false
 }
 
 func decideDSH(mem *memory.FS, data []byte, out outcome) outcome {

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/tailproof/tailproof/guards"
 	"github.com/tailproof/tailproof/machines"
+	"github.com/tailproof/tailproof/machines/reconcile"
 )
 
 // guardDecision is one guard's answer at one machine step.
@@ -16,38 +15,34 @@ type guardDecision struct {
 }
 
 // replayGuards lists, per reconcile event, the individual guards the
-// machine composes (guards.Members of the same guard sets the reconciler
-// uses). Replay still checks the vetoes it derives against the ones the
-// machine recorded on every run, and shows only the machine's if they differ.
+// machine composes (guards.Members of the same rules the reconciler uses).
+// Replay still checks the vetoes it derives against the ones the machine
+// recorded on every run, and shows only the machine's if they differ.
 func replayGuards(reference bool) map[string][]guards.Guard[*guards.Evidence] {
-	set := machines.DefaultReconcileGuards()
+	rules := reconcile.Tailproof()
 	if reference {
-		set = machines.ReferenceReconcileGuards()
+		rules = reconcile.Qwen0244()
 	}
 	out := map[string][]guards.Guard[*guards.Evidence]{}
-	for _, ev := range []string{machines.EvSelect, machines.EvAttribute, machines.EvCheck, machines.EvClassify, machines.EvCommit} {
-		out[ev] = guards.Members(set.For(ev))
+	for _, tr := range reconcile.Table.Transitions {
+		out[tr.Event] = guards.Members(rules.Guards.For(reconcile.Event(tr.Event)))
 	}
 	return out
 }
 
-// explainGuards evaluates each guard of each step the machine attempted
-// (read from the trace) on the decision's evidence. Evidence only grows as
-// the reconciler advances and no guard reads what a later step adds, so the
-// final evidence gives each step's answers. ok is false when the derived
-// vetoes disagree with the machine's.
-func explainGuards(trace []string, ev *guards.Evidence, machineVetoes []guards.Veto, reference bool) (out []guardDecision, ok bool) {
+// explainGuards evaluates each guard of each step the machine attempted on
+// the decision's evidence. Evidence only grows as the core advances and no
+// guard reads what a later step adds, so the final evidence gives each
+// step's answers. ok is false when the derived vetoes disagree with the
+// machine's.
+func explainGuards(steps []machines.Step, ev *guards.Evidence, machineVetoes []guards.Veto, reference bool) (out []guardDecision, ok bool) {
 	if ev == nil {
 		return nil, len(machineVetoes) == 0
 	}
 	byEvent := replayGuards(reference)
 	var derived []guards.Veto
-	for _, line := range trace {
-		rest, found := strings.CutPrefix(line, "machine ")
-		if !found {
-			continue
-		}
-		event, _, _ := strings.Cut(rest, ":")
+	for _, st := range steps {
+		event := st.Event
 		for _, g := range byEvent[event] {
 			vs := g.Check(ev)
 			if len(vs) == 0 {

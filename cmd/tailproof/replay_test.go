@@ -14,6 +14,7 @@ import (
 
 	"github.com/tailproof/tailproof/guards"
 	"github.com/tailproof/tailproof/machines"
+	"github.com/tailproof/tailproof/machines/reconcile"
 )
 
 // The golden sessions at the repository root serve the CLI tests too.
@@ -74,7 +75,7 @@ func TestReplayStepsAndDecision(t *testing.T) {
 		"  ledger view:    3 records, dangling [5c9e2b7a-1d3f-4a8c-b6e4-9f0a2c7d1e58]",
 		"  timeline:       + #13 notification transcript:10",
 		"  verdict:  completed\n",
-		"machine commit: classified --> committed",
+		"machine commit: proven-completed --> committed",
 		"    check-evidence  system-provenance      pass\n",
 		"dry run: would append",
 	} {
@@ -276,7 +277,7 @@ func TestReplayRefusesBadFlags(t *testing.T) {
 
 func TestDiagram(t *testing.T) {
 	cases := map[string]machines.Table{
-		"reconcile": machines.ReconcileTable, "prompt-lifecycle": machines.LifecycleTable,
+		"reconcile": reconcile.Table, "prompt-lifecycle": machines.LifecycleTable,
 		"repair-episode": machines.RepairEpisodeTable, "admission": machines.AdmissionTable(),
 	}
 	for name, table := range cases {
@@ -339,8 +340,8 @@ func TestReplayGuardListMatchesMachine(t *testing.T) {
 
 func TestExplainGuardsNoticesDrift(t *testing.T) {
 	ev := &guards.Evidence{Target: "p"}
-	trace := []string{"machine attribute: target-selected --> attributed"}
-	out, ok := explainGuards(trace, ev, []guards.Veto{{Guard: "attribution", Reason: "a reason the list cannot derive"}}, false)
+	steps := []machines.Step{{Event: "attribute", Src: "target-selected", Dst: "attributed"}}
+	out, ok := explainGuards(steps, ev, []guards.Veto{{Guard: "attribution", Reason: "a reason the list cannot derive"}}, false)
 	if ok || len(out) != 1 || out[0].Guard != "attribution" {
 		t.Fatalf("ok=%v out=%+v: a veto the guard list does not reproduce must be flagged", ok, out)
 	}

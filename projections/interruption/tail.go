@@ -131,3 +131,23 @@ func TailHoldsAnyFunctionCall(t Tail) bool {
 	}
 	return false
 }
+
+// TailClassification is the one classifier step reconciliation and status
+// share: the classifiable tail, its verdict, and the id-less upgrade.
+type TailClassification struct {
+	Tail    Tail
+	Verdict Verdict
+	// IdlessUpgrade: the verdict is none but the tail's last model entry
+	// holds a functionCall (without an id): the turn was cut mid tool call.
+	IdlessUpgrade bool
+}
+
+// ClassifyTail normalizes the history tail once and classifies it:
+// ClassifiableTail, Classify, then the id-less upgrade. Every consumer that
+// asks "how does this history end?" goes through here.
+func ClassifyTail(res apihistory.Result, mode Mode) TailClassification {
+	t := ClassifiableTail(res, mode)
+	v := Classify(t, res.CompletedToolCallIDs)
+	return TailClassification{Tail: t, Verdict: v,
+		IdlessUpgrade: v.Kind == KindNone && TailHoldsAnyFunctionCall(t)}
+}

@@ -139,9 +139,10 @@ func runTailproof(ctx context.Context, dir string, s Scenario, reference, dryRun
 		}
 	}
 	store := jsonl.NewQwenStore(vfs.OS, layout)
-	d, rerr := tailproof.Reconcile(ctx, store, s.SessionID, tailproof.Options{
+	res, rerr := tailproof.Reconcile(ctx, store, s.SessionID, tailproof.Options{
 		Now: func() int64 { return nowMs }, Reference: reference, DryRun: dryRun,
 	})
+	d := sessionDecision(res)
 	after, err := os.ReadFile(lp)
 	if err != nil {
 		return d, "", paths, fmt.Errorf("conformance: read ledger back: %w", err)
@@ -150,6 +151,23 @@ func runTailproof(ctx context.Context, dir string, s Scenario, reference, dryRun
 		return d, "", paths, fmt.Errorf("conformance: tailproof rewrote the ledger's existing bytes")
 	}
 	return d, string(after[len(s.Ledger):]), paths, rerr
+}
+
+// sessionDecision is the one decision a conformance scenario is judged by:
+// the reference decides at most one prompt per session, so its scenarios
+// have at most one dangling prompt whose decision matters — the first that
+// appended, else the first considered (none: nothing dangled). Its trace is
+// the whole reconciliation's.
+func sessionDecision(res tailproof.Result) tailproof.Decision {
+	d := tailproof.Decision{Verdict: tailproof.VerdictNone}
+	if len(res.Decisions) > 0 {
+		d = res.Decisions[0]
+	}
+	if a := res.Appended(); len(a) > 0 {
+		d = a[0]
+	}
+	d.Trace = res.Trace
+	return d
 }
 
 // Compare runs s through both tailproof modes in scratch (a directory it

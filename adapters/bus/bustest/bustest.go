@@ -4,10 +4,12 @@ package bustest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/tailproof/tailproof/adapters"
+	"github.com/tailproof/tailproof/adapters/bus"
 
 	"github.com/tailproof/tailproof/events/ledger"
 )
@@ -70,3 +72,48 @@ func Seed(ctx context.Context, s Seeder, sessionID string, turns int) error {
 
 // Prompt is the in_flight prompt Seed writes for sessionID.
 func Prompt(sessionID string) string { return "p-" + sessionID }
+
+// Doc is a published decision document as a consumer reads it (the shape
+// tailproof.Result marshals to), reduced to what the tests check.
+type Doc struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	SessionID     string `json:"sessionId"`
+	DryRun        bool   `json:"dryRun"`
+	Decisions     []struct {
+		Target      string          `json:"target"`
+		Verdict     string          `json:"verdict"`
+		Appended    json.RawMessage `json:"appended"`
+		WouldAppend json.RawMessage `json:"wouldAppend"`
+		Vetoes      []struct {
+			Guard, Reason string
+		} `json:"vetoes"`
+	} `json:"decisions"`
+}
+
+// ParseDoc parses a decision document.
+func ParseDoc(b []byte) (Doc, error) {
+	var d Doc
+	if err := json.Unmarshal(b, &d); err != nil {
+		return d, fmt.Errorf("bustest: decision document %q: %w", b, err)
+	}
+	return d, nil
+}
+
+// Verdict is the document's one-prompt summary: "none" when nothing
+// dangled, else the first decision's target and verdict and the record it
+// appended ("" when none).
+func (d Doc) Verdict() (target, verdict, appended string) {
+	if len(d.Decisions) == 0 {
+		return "", "none", ""
+	}
+	x := d.Decisions[0]
+	return x.Target, x.Verdict, string(x.Appended)
+}
+
+// FakeDecision is a decision document with one verdict and nothing
+// appended, for tests of the transport that need no real decision.
+func FakeDecision(session, verdict string) bus.Decision {
+	doc, _ := json.Marshal(map[string]any{"schemaVersion": 1, "sessionId": session,
+		"decisions": []map[string]any{{"target": "p", "verdict": verdict, "vetoes": []any{}}}})
+	return bus.Decision{Document: doc}
+}

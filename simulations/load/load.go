@@ -1,7 +1,14 @@
-package natsjs
+// Package load measures the recovery service under load: sessions with a
+// prompt left in_flight receive load events through the in-process
+// transport or an embedded JetStream server, and every decision is counted.
+// It wires the transport (adapters/bus, adapters/natsjs) to the decision
+// (tailproof.Reconcile), which the transport packages do not import.
+package load
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,9 +20,13 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/tailproof/tailproof"
+	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/adapters/bus"
 	"github.com/tailproof/tailproof/adapters/bus/bustest"
 	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/adapters/natsjs"
+	"github.com/tailproof/tailproof/adapters/natsjs/natstest"
+	"github.com/tailproof/tailproof/guards"
 )
 
 // LoadConfig sizes a load run: Sessions sessions, each with one prompt left
@@ -119,7 +130,7 @@ func RunInProcess(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 	if err != nil {
 		return LoadResult{}, err
 	}
-	svc, err := bus.NewService(bus.ServiceConfig{Decide: bus.Reconciler(store, loadOpts)})
+	svc, err := bus.NewService(bus.ServiceConfig{Decide: Decider(store, loadOpts)})
 	if err != nil {
 		return LoadResult{}, err
 	}
@@ -160,19 +171,56 @@ func RunInProcess(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 }
 
 func isAppended(payload []byte) bool {
-	// The decision JSON ends with the appended record or null; a cheap check
-	// that avoids decoding every decision in the measuring loop.
-	return !containsNullAppended(payload)
+	// The decision document has an "appended" member only when a record was
+	// appended; a cheap check that avoids decoding every decision in the
+	// measuring loop.
+	return bytes.Contains(payload, []byte(`"appended":`))
 }
 
-func containsNullAppended(p []byte) bool {
-	const null = `"appended":null`
-	for i := 0; i+len(null) <= len(p); i++ {
-		if string(p[i:i+len(null)]) == null {
-			return true
+// Published is a reconciliation as the recovery service publishes it: the
+// Result's one JSON shape and the terminal lines it appended.
+func Published(res tailproof.Result) (bus.Decision, error) {
+	doc, err := json.Marshal(res)
+	if err != nil {
+		return bus.Decision{}, fmt.Errorf("load: encode decision for %s: %w", res.SessionID, err)
+	}
+	d := bus.Decision{Document: doc}
+	if !res.DryRun {
+		for _, a := range res.Appended() {
+			d.Terminals = append(d.Terminals, bus.Terminal{Target: a.Target, Line: a.Line})
 		}
 	}
-	return false
+	return d, nil
+}
+
+// Decider is the bus.Decider that runs tailproof.Reconcile on store.
+func Decider(store adapters.Store, opts tailproof.Options) bus.Decider {
+	return func(ctx context.Context, sessionID string) (bus.Decision, error) {
+		res, err := tailproof.Reconcile(ctx, store, sessionID, opts)
+		if err != nil {
+			return bus.Decision{}, err
+		}
+		return Published(res)
+	}
+}
+
+// LeaseDecider is the natsjs.Decider that runs tailproof.Reconcile with the
+// worker's lease guard added to opts.Guards.
+func LeaseDecider(opts tailproof.Options) natsjs.Decider {
+	return func(ctx context.Context, store adapters.Store, sessionID string, extra guards.Guard[*guards.Evidence]) (bus.Decision, []guards.Veto, error) {
+		o := opts
+		o.Guards = append(slices.Clone(opts.Guards), extra)
+		res, err := tailproof.Reconcile(ctx, store, sessionID, o)
+		var vetoes []guards.Veto
+		for _, d := range res.Decisions {
+			vetoes = append(vetoes, d.Vetoes...)
+		}
+		if err != nil {
+			return bus.Decision{}, vetoes, err
+		}
+		d, perr := Published(res)
+		return d, vetoes, perr
+	}
 }
 
 // RunJetStream runs the load through an embedded single-node JetStream
@@ -188,15 +236,15 @@ func RunJetStream(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 	}
 	dir, err := os.MkdirTemp("", "tailproof-load-")
 	if err != nil {
-		return LoadResult{}, fmt.Errorf("natsjs: %w", err)
+		return LoadResult{}, fmt.Errorf("load: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	ns, err := StartServer(dir)
+	ns, err := natstest.StartServer(dir)
 	if err != nil {
 		return LoadResult{}, err
 	}
 	defer ns.Shutdown()
-	topo := Topology{Partitions: cfg.Partitions, Prefix: "load"}
+	topo := natsjs.Topology{Partitions: cfg.Partitions, Prefix: "load"}
 	var conns []*nats.Conn
 	defer func() {
 		for _, c := range conns {
@@ -219,13 +267,13 @@ func RunJetStream(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var workers []*Worker
+	var workers []*natsjs.Worker
 	for i := range cfg.Workers {
 		c, err := dial()
 		if err != nil {
 			return LoadResult{}, err
 		}
-		w, err := NewWorker(ctx, WorkerConfig{Name: fmt.Sprintf("w%d", i), Conn: c, Topology: topo, Store: store, Options: loadOpts})
+		w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{Name: fmt.Sprintf("w%d", i), Conn: c, Topology: topo, Store: store, Decide: LeaseDecider(loadOpts)})
 		if err != nil {
 			return LoadResult{}, err
 		}
@@ -246,10 +294,10 @@ func RunJetStream(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 		tr.decided(m.Header.Get(bus.MetaCause), isAppended(m.Data))
 	})
 	if err != nil {
-		return LoadResult{}, fmt.Errorf("natsjs: %w", err)
+		return LoadResult{}, fmt.Errorf("load: %w", err)
 	}
 	defer sub.Unsubscribe()
-	pub, err := NewPublisher(ctl)
+	pub, err := natsjs.NewPublisher(ctl)
 	if err != nil {
 		return LoadResult{}, err
 	}
@@ -272,7 +320,7 @@ func RunJetStream(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 	case err := <-perr:
 		return LoadResult{}, err
 	case <-ctx.Done():
-		return tr.result("jetstream", cfg, time.Since(start)), errors.Join(errors.New("natsjs: load run timed out"), ctx.Err())
+		return tr.result("jetstream", cfg, time.Since(start)), errors.Join(errors.New("load: run timed out"), ctx.Err())
 	}
 	return tr.result("jetstream", cfg, time.Since(start)), nil
 }

@@ -1,4 +1,7 @@
-package natsjs
+// Package natstest runs nats-server in process for tests and load runs: a
+// single JetStream server or a cluster over loopback. It is its own package
+// so that importing adapters/natsjs does not compile a NATS server.
+package natstest
 
 import (
 	"fmt"
@@ -18,12 +21,12 @@ func StartServer(dir string) (*server.Server, error) {
 		JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("natsjs: %w", err)
+		return nil, fmt.Errorf("natstest: %w", err)
 	}
 	go ns.Start()
 	if !ns.ReadyForConnections(10 * time.Second) {
 		ns.Shutdown()
-		return nil, fmt.Errorf("natsjs: embedded server not ready")
+		return nil, fmt.Errorf("natstest: embedded server not ready")
 	}
 	return ns, nil
 }
@@ -61,7 +64,7 @@ func StartCluster(dir string, n int) ([]*server.Server, error) {
 			for _, s := range out {
 				s.Shutdown()
 			}
-			return nil, fmt.Errorf("natsjs: %w", err)
+			return nil, fmt.Errorf("natstest: %w", err)
 		}
 		go ns.Start()
 		out = append(out, ns)
@@ -71,7 +74,7 @@ func StartCluster(dir string, n int) ([]*server.Server, error) {
 			for _, s := range out {
 				s.Shutdown()
 			}
-			return nil, fmt.Errorf("natsjs: cluster server %s not ready", ns.Name())
+			return nil, fmt.Errorf("natstest: cluster server %s not ready", ns.Name())
 		}
 	}
 	return out, nil
@@ -80,7 +83,7 @@ func StartCluster(dir string, n int) ([]*server.Server, error) {
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return 0, fmt.Errorf("natsjs: %w", err)
+		return 0, fmt.Errorf("natstest: %w", err)
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil

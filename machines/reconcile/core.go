@@ -1,0 +1,294 @@
+package reconcile
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/ledger"
+	"github.com/tailproof/tailproof/events/qwen"
+	"github.com/tailproof/tailproof/guards"
+	"github.com/tailproof/tailproof/machines"
+	"github.com/tailproof/tailproof/projections/apihistory"
+	"github.com/tailproof/tailproof/projections/attribution"
+	"github.com/tailproof/tailproof/projections/ledgerview"
+)
+
+// Verdict is the outcome of one prompt's reconciliation.
+type Verdict string
+
+// Verdicts.
+const (
+	VerdictCompleted   Verdict = "completed"
+	VerdictInterrupted Verdict = "interrupted"
+	VerdictUnknown     Verdict = "unknown" // evidence could not prove a verdict; nothing appended
+	VerdictNone        Verdict = "none"    // no prompt was dangling; nothing to do
+)
+
+// Decision is what the core decided for one dangling prompt and why.
+type Decision struct {
+	Target  string
+	Verdict Verdict
+	// Route is the classification transition that proved the verdict (""
+	// when the decision stopped before classification).
+	Route Event
+	// Appended is the terminal record to append (the façade stamps its At
+	// and appends it; with a dry run it is what would have been appended);
+	// nil unless the verdict is completed or interrupted.
+	Appended *ledger.Record
+	// Line is Appended's exact bytes, without the newline (set by the
+	// façade once At is stamped).
+	Line   []byte
+	Vetoes []guards.Veto
+	// State is the machine's final state for this prompt.
+	State State
+	// Steps are the machine's transitions, in order.
+	Steps []machines.Step
+	// Trace lists, in order, the folds and transitions that led here.
+	Trace    []string
+	Evidence *guards.Evidence
+}
+
+// Ready is the work the core hands its caller (raft's Ready): the decisions
+// so far and, when some prompt's verdict is proven, the fence the caller
+// must check before appending anything.
+type Ready struct {
+	Decisions []Decision
+	// NeedFence: some verdict is proven; measure the ledger's size now and
+	// pass it to Commit, which fires the commit step and returns the final
+	// decisions. LedgerSize is the size the decision was made from.
+	NeedFence  bool
+	LedgerSize int64
+	// Trace is the session-level trace (the ledger fold).
+	Trace []string
+}
+
+// Input is what the core needs besides the evidence itself.
+type Input struct {
+	Rules Rules
+	// Workspace is the workspace the store serves ("" when it does not
+	// know): the transcript's first record must have been written there.
+	Workspace string
+}
+
+// Core decides a session's dangling prompts from evidence fed to it, and
+// does nothing else: no store, no io, no clock, no context. Feed the
+// ledger (AddLedger, EndLedger); if NeedsTranscript, feed one walk of the
+// active chain (StartChain, AddChainEvent, EndChain — or ChainUnavailable);
+// take Ready; when it asks for the fence, measure it and call Commit. A Core
+// decides once.
+type Core struct {
+	in      Input
+	view    *ledgerview.View
+	clock   clockStep
+	records int
+	dropped int
+	size    int64
+
+	dangling []string
+	several  bool // TailOwner with more than one prompt dangling
+	cands    []*candidate
+	trace    []string
+
+	// The one walk of the active chain.
+	acc            *apihistory.Fold
+	lastIdentified string
+	walked         bool // EndChain or ChainUnavailable was called
+	unavailable    bool // ChainUnavailable was called
+	chainOK        bool // the chain was loaded and walked without error
+
+	ready Ready
+}
+
+// candidate is one dangling prompt under decision, with its own evidence
+// and attribution fold.
+type candidate struct {
+	ev    *guards.Evidence
+	fold  *attribution.Fold
+	pred  struct{ admission, terminal ledger.Record }
+	hasPr bool
+	d     Decision
+}
+
+// New returns a core for one reconciliation.
+func New(in Input) *Core {
+	return &Core{in: in, view: ledgerview.New()}
+}
+
+// AddLedger folds one ledger record, in file order.
+func (c *Core) AddLedger(rec ledger.Record) {
+	c.view.Add(rec)
+	c.clock.add(rec)
+}
+
+// EndLedger ends the ledger: records and dropped are the reader's counts,
+// size the bytes read (the fence compares it with the size at commit).
+func (c *Core) EndLedger(records, dropped int, size int64) {
+	c.records, c.dropped, c.size = records, dropped, size
+	c.dangling = c.view.Dangling()
+	c.tracef("fold ledger: %d records, %d malformed dropped, dangling [%s]", records, dropped, strings.Join(c.dangling, " "))
+	if len(c.dangling) == 0 {
+		return
+	}
+	ids := c.dangling[:1]
+	if c.in.Rules.Dangling == TailOwner && len(c.dangling) > 1 {
+		c.several, ids = true, c.dangling
+	}
+	for _, id := range ids {
+		c.cands = append(c.cands, c.newCandidate(id))
+	}
+}
+
+func (c *Core) newCandidate(id string) *candidate {
+	ev := &guards.Evidence{LedgerLen: c.records, LedgerDropped: c.dropped, Dangling: c.dangling, Target: id, LedgerSize: c.size}
+	ev.Admission, ev.HasAdmission = c.view.LatestUnsettledAdmission()
+	if c.several {
+		// With several dangling prompts, ordering cannot attribute the tail;
+		// identity can (SeveralDangling). The prompt's own admission is the
+		// one its marker and clock come from.
+		ev.Admission, ev.HasAdmission = c.view.UnsettledAdmission(id)
+	}
+	ev.OtherTerminal, ev.HasOtherTerm = c.view.LatestOtherTerminalAt(id)
+	ev.PredecessorTerminal, ev.HasPredTerm = c.view.LatestPredecessorTerminalAt(id)
+	ev.LedgerClockStep = c.clock.step
+	for _, d := range c.view.DeadlineExceeded() {
+		if d.PromptID != id {
+			ev.OtherDeadlines = append(ev.OtherDeadlines, d)
+		}
+	}
+	cd := &candidate{ev: ev, d: Decision{Target: id, Verdict: VerdictUnknown, State: Loaded, Evidence: ev}}
+	cd.pred.admission, cd.pred.terminal, cd.hasPr = c.view.LatestCompletedPredecessor(id)
+	return cd
+}
+
+// Dangling returns the ledger's dangling prompts, in admission order.
+func (c *Core) Dangling() []string { return c.dangling }
+
+// NeedsTranscript reports whether the decision needs the transcript: some
+// prompt dangles whose selection and attribution the ledger alone does not
+// already refuse (with several dangling prompts under TailOwner, the
+// transcript chooses the target, so it is always needed).
+func (c *Core) NeedsTranscript() bool {
+	if len(c.cands) == 0 {
+		return false
+	}
+	if c.several {
+		return true
+	}
+	for _, cd := range c.cands {
+		if allows(c.in.Rules.Guards.Select, cd.ev) && allows(c.in.Rules.Guards.Attribute, cd.ev) {
+			return true
+		}
+	}
+	return false
+}
+
+func allows(g guards.Guard[*guards.Evidence], ev *guards.Evidence) bool {
+	return g == nil || len(g.Check(ev)) == 0
+}
+
+// StartChain (re)starts the walk of the active chain with fresh folds: a
+// reader that finds the chain is not what it streamed calls it again and
+// walks from the start.
+func (c *Core) StartChain() {
+	c.acc = apihistory.New(apihistory.Options{})
+	c.lastIdentified = ""
+	for _, cd := range c.cands {
+		ev := cd.ev
+		cd.fold = attribution.New(ev.Target, ev.Admission.TailUUID, ev.Admission.AtFloat())
+		if cd.hasPr {
+			cd.fold.WatchPredecessor(cd.pred.admission.AtFloat(), cd.pred.terminal.AtFloat())
+		}
+	}
+}
+
+// AddChainEvent folds the next active-chain record into every candidate's
+// attribution fold, the api history and the tail-owner fold. Its error
+// (an event that is not a transcript record) ends the walk.
+func (c *Core) AddChainEvent(e events.Event) error {
+	if c.acc == nil {
+		c.StartChain()
+	}
+	if rec, ok := e.Body.(*qwen.Record); ok && attribution.IsPromptRecord(rec) && rec.DaemonPromptID != "" {
+		c.lastIdentified = rec.DaemonPromptID
+	}
+	for _, cd := range c.cands {
+		cd.fold.Add(e)
+	}
+	return c.acc.Add(e)
+}
+
+// ChainUnavailable ends the transcript phase for a transcript that could not
+// be indexed: missing (not found) or unreadable (err).
+func (c *Core) ChainUnavailable(err error, missing bool) {
+	c.walked, c.unavailable = true, true
+	why := "transcript missing"
+	if !missing {
+		why = err.Error()
+	}
+	for _, cd := range c.cands {
+		cd.ev.Transcript = guards.TranscriptEvidence{LoadErr: why, MarkerIdx: -1}
+		cd.ev.Transcript.Ownership.TargetIdx = -1
+	}
+	c.acc = nil
+}
+
+// EndChain ends the walk of chain (walkErr: the walk's error).
+func (c *Core) EndChain(chain *qwen.Chain, walkErr error) {
+	if c.acc == nil {
+		c.StartChain()
+	}
+	c.walked, c.chainOK = true, walkErr == nil
+	r := c.in.Rules
+	foreign := foreignWorkspace(c.in.Workspace, chain)
+	for _, cd := range c.cands {
+		t := cd.fold.Evidence()
+		if !r.Identity {
+			t = cd.fold.ReferenceEvidence()
+		}
+		t.Gaps = len(chain.Gaps)
+		for _, bad := range chain.BadLines {
+			if errors.Is(bad, events.ErrTornTail) {
+				t.TornTail = true
+				continue
+			}
+			if r.StrictChain {
+				t.BadLines = append(t.BadLines, bad.Pos.String())
+			}
+		}
+		if d := chain.Degraded(); d != "" && r.StrictChain {
+			t.Degraded = d
+		}
+		switch {
+		case walkErr != nil:
+			t.Loaded, t.LoadErr = false, walkErr.Error()
+		case t.ChainLen == 0:
+			t.Loaded, t.LoadErr = false, "no conversation records on the active chain"
+		}
+		if foreign != "" && t.LoadErr == "" {
+			t.Loaded, t.LoadErr = false, foreign
+		}
+		cd.ev.Transcript = t
+	}
+}
+
+// target chooses, among several dangling prompts, the one whose own prompt
+// record is the active chain's last identified one — the prompt that was
+// running when the daemon died — or, without identities, the last-admitted
+// unsettled prompt.
+func (c *Core) target() (id string, byIdentity bool) {
+	fallback := c.dangling[0]
+	if adm, ok := c.view.LatestUnsettledAdmission(); ok && slices.Contains(c.dangling, adm.PromptID) {
+		fallback = adm.PromptID
+	}
+	if !c.chainOK || !slices.Contains(c.dangling, c.lastIdentified) {
+		return fallback, false
+	}
+	return c.lastIdentified, c.lastIdentified != fallback
+}
+
+func (c *Core) tracef(format string, args ...any) {
+	c.trace = append(c.trace, fmt.Sprintf(format, args...))
+}
