@@ -2,6 +2,7 @@ package guards
 
 import (
 	"github.com/tailproof/tailproof/events/ledger"
+	"github.com/tailproof/tailproof/projections/attribution"
 )
 
 // Evidence is everything the reconcile guards may look at. The reconciler
@@ -14,6 +15,9 @@ type Evidence struct {
 	LedgerDropped int      // malformed lines dropped, exactly as the reference drops them
 	Dangling      []string // prompts whose latest record is in_flight, admission order
 	Target        string   // the prompt under decision ("" until selected)
+	// TailOwner is the dangling prompt the transcript's tail is attributed
+	// to when several are decided at once ("" otherwise: the target).
+	TailOwner     string
 	Admission     ledger.Record
 	HasAdmission  bool // a latest unsettled admission exists
 	OtherTerminal float64
@@ -41,85 +45,13 @@ type Evidence struct {
 	RefetchErr  string
 }
 
-// TranscriptEvidence is what the active chain shows about the target.
-type TranscriptEvidence struct {
-	Loaded     bool   // the chain was read and is non-empty
-	LoadErr    string // why it could not be loaded ("" when Loaded)
-	ChainLen   int
-	Gaps       int
-	BadLines   []string // positions of undecodable lines in the committed region
-	TornTail   bool     // the last line was a torn fragment (tolerated)
-	Degraded   string   // a chain inconsistency that makes the evidence unusable ("" if none)
-	MarkerUUID string   // the admission's tailUuid ("" when the admission has none)
-	MarkerIdx  int      // chain index of the marker, -1 when absent
-	WroteAfter bool     // a visible (non-system-type, with message) record after the marker
+// TranscriptEvidence is what the active chain shows about the target: the
+// attribution projection's output (attribution.Evidence), which the guards
+// read.
+type TranscriptEvidence = attribution.Evidence
 
-	LastVisibleMs    int64 // Date.parse of the last visible non-system-provenance record
-	HasLastVisible   bool
-	LastVisibleType  string // that record's type ("" if none)
-	CompressedAfter  bool   // a compression reset after admission
-	CompressionUUID  string
-	LocalCommandDone bool // a local slash command completed after admission
-	AfterAdmission   int  // records after admission (any type)
-	VisibleAfter     int  // visible records after admission, system provenance included
-	NonSystemAfter   int  // visible records after admission, excluding system provenance
-
-	// BackgroundIdx is the chain index of the last record after admission
-	// that opens a background turn (a cron prompt, a delivered notification
-	// turn, a goal-runtime continuation); -1 when none.
-	BackgroundIdx  int
-	BackgroundUUID string
-	BackgroundKind string
-
-	// DispatchUUID is the first plain user record (a prompt: type user, no
-	// subtype, real-user or absent provenance) after admission —
-	// evidence that some prompt's turn started after the target was
-	// admitted. "" when none.
-	DispatchUUID string
-	// NotDispatched: the admission's marker is on the active chain and no
-	// prompt record follows it — nor any user-role record at all except
-	// cron prompts, notifications and goal-runtime continuations. A prompt's turn opens with its own user
-	// record, written at dispatch, after admission — so by chain position
-	// (immune to clock steps) the target's turn never started, or whatever it
-	// wrote was lost with the tail (a torn or vanished suffix takes every
-	// later record with it). Either way interrupted is what happened.
-	NotDispatched bool
-	// PredecessorWatched: the latest completed predecessor's clock span
-	// [admission, terminal] was watched; PredecessorShown: some prompt
-	// record on the chain has a clock in it (its own, under a monotonic
-	// clock).
-	PredecessorWatched, PredecessorShown bool
-	// MaxDispatchMs is the latest timestamp of a prompt record after
-	// admission (HasDispatchMs: one had a readable timestamp).
-	MaxDispatchMs int64
-	HasDispatchMs bool
-	// AfterLocalCommand counts visible non-system writes after the last local
-	// slash-command result that completed after admission.
-	AfterLocalCommand int
-	// ClockStep describes the first backward step of the chain's timestamps
-	// ("" when they never go backward).
-	ClockStep string
-
-	Ownership OwnershipEvidence
-}
-
-// OwnershipEvidence is identity evidence: transcript records that carry the admitting
-// prompt's daemonPromptId. When present it replaces ordering and clocks as
-// the way a tail is attributed to a prompt.
-type OwnershipEvidence struct {
-	// Active is true when the transcript carries daemon prompt identities at
-	// all (some user record on the chain has a daemonPromptId).
-	Active bool
-	// TargetIdx is the chain index of the target's last own user record, -1 if none.
-	TargetIdx int
-	// FollowedBy names what comes after the target's turn on the chain: ""
-	// (nothing: the target's turn is the tail), or a description of another
-	// prompt's user record or a foreign writer's record.
-	FollowedBy string
-	// TurnResult is the state of a turn_result record for the target
-	// ("completed", "cancelled", "error"), "" when none.
-	TurnResult string
-}
+// OwnershipEvidence is identity evidence (attribution.Ownership).
+type OwnershipEvidence = attribution.Ownership
 
 // Classification is the verdict over the classifiable tail.
 type Classification struct {

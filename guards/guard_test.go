@@ -72,7 +72,7 @@ func TestReconcileGuardsAllowNeutralEvidence(t *testing.T) {
 		HasLastVisible: true, LastVisibleMs: 10, LastVisibleType: "assistant", VisibleAfter: 1, NonSystemAfter: 1}
 	neutral.Transcript.Ownership.TargetIdx = -1
 	for _, g := range []Guard[*Evidence]{SingleDangling, Attribution, TranscriptIntegrity, Ownership, DispatchMarker,
-		Deadline, CompressionCheckpoint, SystemProvenance, BackgroundTurn, SeveralDangling, ShapeGuess, ClockMonotonic, Temporal, PredecessorFence, CompletionEvidence, Race} {
+		Deadline, CompressionCheckpoint, SystemProvenance, BackgroundTurn, SeveralDangling, ShapeGuess, ClockMonotonic, Temporal, PredecessorFence, CompletionEvidence, Race, OwnEvidence} {
 		if g.Name() == "" || g.String() != g.Name() {
 			t.Errorf("guard %q prints as %q", g.Name(), g.String())
 		}

@@ -97,9 +97,10 @@ func mix64(x uint64) uint64 {
 }
 
 // digestVerdicts hashes the verdicts of the dangling prompts (in admission
-// order) under one rule set; why is the guard that stopped the unknown ones,
-// restart the running hash of the timeline's restart reconciliations.
-func digestVerdicts(dangling []string, got map[string]tailproof.Verdict, why string, restart uint64) (uint64, VerdictCounts) {
+// order) under one rule set; why names the guard that stopped each unknown
+// one, restart is the running hash of the timeline's restart
+// reconciliations.
+func digestVerdicts(dangling []string, got map[string]tailproof.Verdict, why func(id string) string, restart uint64) (uint64, VerdictCounts) {
 	h := fnvOffset ^ restart
 	var c VerdictCounts
 	for _, id := range dangling {
@@ -110,7 +111,7 @@ func digestVerdicts(dangling []string, got map[string]tailproof.Verdict, why str
 		c.add(v)
 		h = fnv1a(fnv1a(h, id), string(v))
 		if v == tailproof.VerdictUnknown {
-			h = fnv1a(h, why)
+			h = fnv1a(h, why(id))
 		}
 	}
 	return h, c

@@ -34,9 +34,9 @@ func TestDigestIndependentOfWorkers(t *testing.T) {
 	if a.Tailproof != b.Tailproof || a.Reference != b.Reference {
 		t.Fatalf("digests differ by workers: %x/%x vs %x/%x", a.Tailproof, a.Reference, b.Tailproof, b.Reference)
 	}
-	h1, _ := digestVerdicts([]string{"p1", "p2"}, map[string]tailproof.Verdict{"p1": "completed"}, "race", 0)
-	h2, _ := digestVerdicts([]string{"p1", "p2"}, map[string]tailproof.Verdict{"p1": "interrupted"}, "race", 0)
-	h3, _ := digestVerdicts([]string{"p1", "p2"}, map[string]tailproof.Verdict{"p1": "completed"}, "ownership", 0)
+	h1, _ := digestVerdicts([]string{"p1", "p2"}, map[string]tailproof.Verdict{"p1": "completed"}, func(string) string { return "race" }, 0)
+	h2, _ := digestVerdicts([]string{"p1", "p2"}, map[string]tailproof.Verdict{"p1": "interrupted"}, func(string) string { return "race" }, 0)
+	h3, _ := digestVerdicts([]string{"p1", "p2"}, map[string]tailproof.Verdict{"p1": "completed"}, func(string) string { return "ownership" }, 0)
 	if h1 == h2 || h1 == h3 {
 		t.Fatal("a different verdict or unknown-reason left the hash unchanged")
 	}

@@ -509,30 +509,48 @@ func (d *Daemon) recover(store *memory.QwenStore, reference bool) (map[string]ta
 	return out, err
 }
 
+// unknownWhy names, per prompt, the guard that stopped the last call for it
+// (the reason it stayed unknown): its own decision's first veto, or, for a
+// prompt the call did not consider (the reference decides one per call),
+// the first veto of the call.
+type unknownWhy struct {
+	byPrompt map[string]string
+	first    string
+}
+
+func (w unknownWhy) of(id string) string {
+	if g, ok := w.byPrompt[id]; ok {
+		return g
+	}
+	return w.first
+}
+
 // recoverWhy is recover that also names the guard that stopped the last
-// call (the reason a dangling prompt stayed unknown).
-func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string]tailproof.Verdict, string, error) {
+// call for each prompt.
+func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string]tailproof.Verdict, unknownWhy, error) {
 	out := map[string]tailproof.Verdict{}
 	opts := tailproof.Options{Now: func() int64 { return d.clock }, Reference: reference}
 	for i := 0; i < len(d.prompts)+1; i++ {
 		res, err := tailproof.Reconcile(d.ctx, store, d.sid, opts)
 		if err != nil {
-			return out, "", fmt.Errorf("reconcile (reference=%v): %w", reference, err)
+			return out, unknownWhy{}, fmt.Errorf("reconcile (reference=%v): %w", reference, err)
 		}
 		appended := res.Appended()
 		if len(appended) == 0 {
-			why := ""
+			why := unknownWhy{byPrompt: map[string]string{}}
 			for _, dec := range res.Decisions {
 				if len(dec.Vetoes) > 0 {
-					why = dec.Vetoes[0].Guard
-					break
+					why.byPrompt[dec.Target] = dec.Vetoes[0].Guard
+					if why.first == "" {
+						why.first = dec.Vetoes[0].Guard
+					}
 				}
 			}
 			return out, why, nil
 		}
 		for _, dec := range appended {
 			if _, dup := out[dec.Target]; dup {
-				return out, "", fmt.Errorf("reconcile (reference=%v) appended twice for %s", reference, dec.Target)
+				return out, unknownWhy{}, fmt.Errorf("reconcile (reference=%v) appended twice for %s", reference, dec.Target)
 			}
 			out[dec.Target] = dec.Verdict
 			d.tracef("reconcile (reference=%v): %s %s", reference, dec.Target, dec.Verdict)
@@ -541,7 +559,7 @@ func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string
 			}
 		}
 	}
-	return out, "", fmt.Errorf("reconcile (reference=%v) did not settle", reference)
+	return out, unknownWhy{}, fmt.Errorf("reconcile (reference=%v) did not settle", reference)
 }
 
 // Finish crashes the process a final time and scores every dangling prompt
@@ -617,8 +635,8 @@ func (d *Daemon) finish(res *Result) {
 	if err := d.checkAcked(); err != nil {
 		res.Violations = append(res.Violations, err.Error())
 	}
-	res.Digest.Hash[0], res.Digest.Tailproof = digestVerdicts(dangling, tp, tpWhy, res.RestartDigest)
-	res.Digest.Hash[1], res.Digest.Reference = digestVerdicts(dangling, rf, rfWhy, res.RestartDigest)
+	res.Digest.Hash[0], res.Digest.Tailproof = digestVerdicts(dangling, tp, tpWhy.of, res.RestartDigest)
+	res.Digest.Hash[1], res.Digest.Reference = digestVerdicts(dangling, rf, rfWhy.of, res.RestartDigest)
 	for id := range tp {
 		if !contains(dangling, id) {
 			res.Violations = append(res.Violations, fmt.Sprintf("tailproof appended a terminal for %s, which was not dangling", id))
@@ -641,7 +659,7 @@ func (d *Daemon) finish(res *Result) {
 		}
 		res.Tailproof.count(o, lost)
 		if o == Unknown {
-			res.Tailproof.because(tpWhy)
+			res.Tailproof.because(tpWhy.of(id))
 		}
 		if o == Wrong {
 			d.wrong = append(d.wrong, fmt.Sprintf("wrong terminal: tailproof stamped %s %s, truth %s", id, tp[id], describeTruth(p)))
@@ -649,7 +667,7 @@ func (d *Daemon) finish(res *Result) {
 		o, lost = Judge(rf[id], p.truth, p.lost)
 		res.Reference.count(o, lost)
 		if o == Unknown {
-			res.Reference.because(rfWhy)
+			res.Reference.because(rfWhy.of(id))
 		}
 		if o == Wrong {
 			res.ReferenceWrong = append(res.ReferenceWrong, fmt.Sprintf("reference stamped %s %s, truth %s", id, rf[id], describeTruth(p)))

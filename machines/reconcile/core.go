@@ -133,7 +133,7 @@ func (c *Core) EndLedger(records, dropped int, size int64) {
 		return
 	}
 	ids := c.dangling[:1]
-	if c.in.Rules.Dangling == TailOwner && len(c.dangling) > 1 {
+	if c.in.Rules.Dangling != FirstOnly && len(c.dangling) > 1 {
 		c.several, ids = true, c.dangling
 	}
 	for _, id := range ids {

@@ -33,7 +33,8 @@ func (c *Core) Ready() Ready {
 			c.tracef("several dangling: %s's own prompt record is the transcript's last; deciding it", id)
 		}
 		for _, cd := range c.cands {
-			if cd.ev.Target == id {
+			cd.ev.TailOwner = id
+			if cd.ev.Target == id && c.in.Rules.Dangling == TailOwner {
 				cands = []*candidate{cd}
 			}
 		}
@@ -99,6 +100,9 @@ func (c *Core) decisions() []Decision {
 func (c *Core) step(cd *candidate, hist **apihistory.Result) {
 	ev := cd.ev
 	m := c.newRun(cd)
+	if c.several {
+		m.tracef("decide %s:", ev.Target)
+	}
 	if !m.fire(EvSelect, ev) {
 		c.finish(cd, m, VerdictUnknown)
 		return

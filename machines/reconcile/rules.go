@@ -45,6 +45,11 @@ const (
 	// unsettled prompt); several-dangling then requires identity to prove
 	// the choice.
 	TailOwner
+	// EachOwnEvidence decides every dangling prompt in one pass, each from
+	// its own attribution fold over the one walk of the chain: the tail
+	// owner as TailOwner does, every other one only by its own evidence
+	// (guards.OwnEvidence: its own turn_result).
+	EachOwnEvidence
 )
 
 // Rules is a complete rule set: the guards of every step and the evidence
@@ -95,10 +100,10 @@ func Tailproof(extra ...guards.Guard[*guards.Evidence]) Rules {
 			Select:    nil, // several dangling prompts are decided at the evidence check (SeveralDangling)
 			Attribute: guards.Attribution,
 			Check:     guards.All(append(check, extra...)...),
-			Classify:  guards.All(guards.CompletionEvidence, guards.ShapeGuess),
+			Classify:  guards.All(guards.CompletionEvidence, guards.ShapeGuess, guards.OwnEvidence),
 			Commit:    guards.Race,
 		},
-		Identity: true, Dangling: TailOwner, StrictChain: true,
+		Identity: true, Dangling: EachOwnEvidence, StrictChain: true,
 		LocalCommandRoute: true, NotDispatchedRoute: true,
 		Trim: interruption.Provenance,
 	}

@@ -19,7 +19,6 @@ import (
 
 	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/qwen"
-	"github.com/tailproof/tailproof/guards"
 )
 
 // Fold accumulates evidence for one target. Create with New, feed every
@@ -29,7 +28,7 @@ type Fold struct {
 	marker    string
 	at        float64
 	idx       int
-	ev        guards.TranscriptEvidence
+	ev        Evidence
 	lastNS    *qwen.Record // last visible non-system-provenance record
 	lastComp  int          // chain index of the last compression reset, -1 if none
 	compUUID  string
@@ -192,17 +191,17 @@ func (f *Fold) ownership(i int, rec *qwen.Record, ev events.Event) {
 
 // ReferenceEvidence returns the evidence exactly as the reference computes
 // it: no ownership, and "after admission" by marker or clock only.
-func (f *Fold) ReferenceEvidence() guards.TranscriptEvidence {
+func (f *Fold) ReferenceEvidence() Evidence {
 	ev := f.ev
 	ev.Loaded = ev.ChainLen > 0
-	ev.Ownership = guards.OwnershipEvidence{TargetIdx: -1}
+	ev.Ownership = Ownership{TargetIdx: -1}
 	return ev
 }
 
 // Evidence returns the folded evidence. In ownership mode (the target's own
 // turn is identified) "after admission" is re-anchored on the target's user
 // record: a compression or local command after it belongs to its turn.
-func (f *Fold) Evidence() guards.TranscriptEvidence {
+func (f *Fold) Evidence() Evidence {
 	ev := f.ev
 	ev.Loaded = ev.ChainLen > 0
 	// Conservative: any user-role record after the marker that is not a
