@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -121,6 +123,26 @@ func TestCodecsRegistry(t *testing.T) {
 	for _, name := range []string{"qwen-transcript", "qwen-ledger"} {
 		if _, ok := r.Lookup(name); !ok {
 			t.Errorf("codec %q not registered (have %v)", name, r.Names())
+		}
+	}
+}
+
+// failingLedger is a store whose ledger cannot be opened.
+type failingLedger struct {
+	*memory.QwenStore
+	err error
+}
+
+func (f failingLedger) OpenLedger(context.Context, string) (io.ReadCloser, error) { return nil, f.err }
+
+// An unreadable ledger keeps its cause: a caller can tell a cancelled
+// context or a permission error from the classification.
+func TestUnreadableLedgerKeepsCause(t *testing.T) {
+	for _, cause := range []error{context.Canceled, fs.ErrPermission} {
+		s := failingLedger{memory.NewQwenStore(), fmt.Errorf("store: open: %w", cause)}
+		_, err := tailproof.Reconcile(context.Background(), s, sid, tailproof.Options{Now: func() int64 { return 9 }})
+		if !errors.Is(err, tailproof.ErrUnreadableLedger) || !errors.Is(err, cause) {
+			t.Errorf("err = %v: want both ErrUnreadableLedger and %v", err, cause)
 		}
 	}
 }

@@ -283,12 +283,12 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 func statusLedger(ctx context.Context, store adapters.LedgerStore, sid string) ([]string, error) {
 	rc, err := store.OpenLedger(ctx, sid)
 	if err != nil {
-		return nil, fmt.Errorf("tailproof: status%s: %w: %v", sessionLabel(sid), ErrUnreadableLedger, err)
+		return nil, fmt.Errorf("tailproof: status%s: %w: %w", sessionLabel(sid), ErrUnreadableLedger, err)
 	}
 	defer rc.Close()
 	recs, _, err := ledger.Read(rc, false)
 	if err != nil {
-		return nil, fmt.Errorf("tailproof: status%s: %w: %v", sessionLabel(sid), ErrUnreadableLedger, err)
+		return nil, fmt.Errorf("tailproof: status%s: %w: %w", sessionLabel(sid), ErrUnreadableLedger, err)
 	}
 	v := ledgerview.New()
 	for _, r := range recs {

@@ -43,7 +43,7 @@ func SessionOf(m *message.Message) (string, error) {
 	var ev LoadEvent
 	if len(m.Payload) > 0 {
 		if err := json.Unmarshal(m.Payload, &ev); err != nil {
-			return "", fmt.Errorf("bus: load event %s: %w: %v", m.UUID, ErrBadMessage, err)
+			return "", fmt.Errorf("bus: load event %s: %w: %w", m.UUID, ErrBadMessage, err)
 		}
 	}
 	if ev.Session == "" {

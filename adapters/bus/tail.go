@@ -487,7 +487,7 @@ func EnvelopeMarshal(m *message.Message) ([]byte, error) {
 func EnvelopeUnmarshal(topic string, line []byte, pos events.Position) (*message.Message, error) {
 	var e envelope
 	if err := json.Unmarshal(line, &e); err != nil {
-		return nil, fmt.Errorf("bus: %s %s: %w: %v", topic, pos, ErrBadMessage, err)
+		return nil, fmt.Errorf("bus: %s %s: %w: %w", topic, pos, ErrBadMessage, err)
 	}
 	m := message.NewMessage(e.UUID, e.Payload)
 	for k, v := range e.Metadata {

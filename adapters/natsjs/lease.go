@@ -87,7 +87,7 @@ func (l *Leases) Acquire(ctx context.Context, session string) (*Lease, error) {
 		rev, err = l.kv.Update(ctx, k, []byte(l.owner), e.Revision())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("natsjs: session %s: %w: %v", session, ErrLeaseHeld, err)
+		return nil, fmt.Errorf("natsjs: session %s: %w: %w", session, ErrLeaseHeld, err)
 	}
 	return &Lease{l: l, session: session, key: k, rev: rev, deadline: start.Add(l.ttl - l.ttl/5)}, nil
 }
@@ -101,7 +101,7 @@ func (x *Lease) Check(ctx context.Context) error {
 	}
 	e, err := x.l.kv.Get(ctx, x.key)
 	if err != nil {
-		return fmt.Errorf("natsjs: session %s: %w: %v", x.session, ErrLeaseLost, err)
+		return fmt.Errorf("natsjs: session %s: %w: %w", x.session, ErrLeaseLost, err)
 	}
 	if e.Revision() != x.rev || string(e.Value()) != x.l.owner {
 		return fmt.Errorf("natsjs: session %s: %w: now held by %q", x.session, ErrLeaseLost, e.Value())

@@ -178,7 +178,7 @@ func (e *Event) validate() error {
 func DecodeEvent(line []byte) (*Event, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(bytes.TrimSpace(line), &raw); err != nil {
-		return nil, fmt.Errorf("livejournal: event: %w: %v", ErrMalformed, err)
+		return nil, fmt.Errorf("livejournal: event: %w: %w", ErrMalformed, err)
 	}
 	if raw == nil {
 		return nil, fmt.Errorf("livejournal: event is not an object: %w", ErrMalformed)
@@ -215,7 +215,7 @@ func DecodeEvent(line []byte) (*Event, error) {
 		// sender indented its payload.
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, d); err != nil {
-			return nil, fmt.Errorf("livejournal: event %q data: %w: %v", ev.Type, ErrMalformed, err)
+			return nil, fmt.Errorf("livejournal: event %q data: %w: %w", ev.Type, ErrMalformed, err)
 		}
 		ev.Data = buf.Bytes()
 	}
