@@ -126,7 +126,7 @@ func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts
 	}
 	core := reconcile.New(in)
 	if err := feedLedger(ctx, store, sessionID, core); err != nil {
-		return res, err
+		return res, fmt.Errorf("tailproof: %w", err)
 	}
 	res.Dangling = core.Dangling()
 	if core.NeedsTranscript() {
@@ -146,17 +146,17 @@ func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts
 }
 
 // feedLedger reads the ledger once into the core, counting its bytes for
-// the fence.
+// the fence. Its error is classified ErrUnreadableLedger and keeps its cause.
 func feedLedger(ctx context.Context, store adapters.LedgerStore, sid string, core *reconcile.Core) error {
 	rc, err := store.OpenLedger(ctx, sid)
 	if err != nil {
-		return fmt.Errorf("tailproof: %w: %w", ErrUnreadableLedger, err)
+		return fmt.Errorf("%w: %w", ErrUnreadableLedger, err)
 	}
 	defer rc.Close()
 	var size byteCount
 	n, dropped, err := ledger.ReadEach(io.TeeReader(rc, &size), false, core.AddLedger)
 	if err != nil {
-		return fmt.Errorf("tailproof: %w: %w", ErrUnreadableLedger, err)
+		return fmt.Errorf("%w: %w", ErrUnreadableLedger, err)
 	}
 	core.EndLedger(n, dropped, int64(size))
 	return nil

@@ -116,3 +116,23 @@ func TestTranscriptGuardsSilentWhenUnusable(t *testing.T) {
 		t.Fatalf("transcript-integrity: %v", v)
 	}
 }
+
+// Only the tail owner is decided by the tail; another dangling prompt only
+// by its own turn_result.
+func TestOwnEvidence(t *testing.T) {
+	for _, c := range []struct {
+		target, owner string
+		byTurnResult  bool
+		veto          bool
+	}{
+		{"p2", "p1", false, true},
+		{"p2", "p1", true, false},
+		{"p1", "p1", false, false},
+		{"p1", "", false, false},
+	} {
+		e := &Evidence{Target: c.target, TailOwner: c.owner, Verdict: Classification{Done: true, Kind: "none", FromTurnResult: c.byTurnResult}}
+		if got := OwnEvidence.Check(e) != nil; got != c.veto {
+			t.Errorf("%+v: veto %v, want %v", c, got, c.veto)
+		}
+	}
+}

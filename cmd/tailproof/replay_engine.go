@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -139,7 +140,7 @@ func (st *stepper) next() step {
 			st.trans = append(st.trans, ev)
 		}
 		states["ledger view"] = describeView(st.view)
-		hist, attr := transcriptStates(st.view, st.trans)
+		hist, attr := transcriptStates(st.view, len(st.trans), st.s.ev.Cut(st.n)[1])
 		states["api history"], states["attribution"] = hist, attr
 	}
 	out := step{N: st.n, Event: ev.Describe(), Changed: []projection{}, Same: []string{}}
@@ -164,31 +165,41 @@ func describeView(v *ledgerview.View) string {
 }
 
 // transcriptStates are the api-history and attribution projections over the
-// active chain of the transcript events so far.
-func transcriptStates(view *ledgerview.View, trans []events.Event) (string, string) {
-	if len(trans) == 0 {
+// active chain of the transcript as it stood after this step (its first
+// bytes), built by the same streaming chain reader Reconcile uses.
+func transcriptStates(view *ledgerview.View, seen int, transcript []byte) (string, string) {
+	if seen == 0 {
 		return "empty", "no transcript"
 	}
-	chain, _, err := qwen.ChainOf(trans)
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(transcript)), nil }
+	chain, err := qwen.LoadChain(open, qwen.LoadOptions{})
 	if err != nil {
 		return "error: " + err.Error(), "error: " + err.Error()
 	}
+	dangling := view.Dangling()
+	var f *attribution.Fold
+	if len(dangling) > 0 {
+		adm, _ := view.LatestUnsettledAdmission()
+		f = attribution.New(dangling[0], adm.TailUUID, adm.AtFloat())
+	}
+	acc := apihistory.New(apihistory.Options{})
+	werr := chain.Walk(open, func(_ int, e events.Event) error {
+		if f != nil {
+			f.Add(e)
+		}
+		return acc.Add(e)
+	})
+	if werr != nil {
+		return "error: " + werr.Error(), "error: " + werr.Error()
+	}
 	hist := "empty"
-	if res, err := apihistory.Build(chain, apihistory.Options{}); err != nil {
-		hist = "error: " + err.Error()
-	} else if res.Total > 0 {
+	if res := acc.Result(); res.Total > 0 {
 		last := res.Tail[len(res.Tail)-1]
 		hist = fmt.Sprintf("%d entries, %d completed tool calls, %d trailing notifications, last %s",
 			res.Total, len(res.CompletedToolCallIDs), res.TrailingSystemNotifications, last.Describe())
 	}
-	dangling := view.Dangling()
-	if len(dangling) == 0 {
+	if f == nil {
 		return hist, "no dangling prompt to attribute"
-	}
-	adm, _ := view.LatestUnsettledAdmission()
-	f := attribution.New(dangling[0], adm.TailUUID, adm.AtFloat())
-	for _, e := range chain {
-		f.Add(e)
 	}
 	return hist, describeTranscriptEvidence(dangling[0], f.Evidence())
 }

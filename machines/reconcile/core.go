@@ -95,9 +95,10 @@ type Core struct {
 	// The one walk of the active chain.
 	acc            *apihistory.Fold
 	lastIdentified string
-	walked         bool // EndChain or ChainUnavailable was called
-	unavailable    bool // ChainUnavailable was called
-	chainOK        bool // the chain was loaded and walked without error
+	turnResults    map[string]string // daemon prompt id -> its last turn_result state
+	walked         bool              // EndChain or ChainUnavailable was called
+	unavailable    bool              // ChainUnavailable was called
+	chainOK        bool              // the chain was loaded and walked without error
 
 	ready Ready
 }
@@ -195,6 +196,7 @@ func allows(g guards.Guard[*guards.Evidence], ev *guards.Evidence) bool {
 func (c *Core) StartChain() {
 	c.acc = apihistory.New(apihistory.Options{})
 	c.lastIdentified = ""
+	c.turnResults = map[string]string{}
 	for _, cd := range c.cands {
 		ev := cd.ev
 		cd.fold = attribution.New(ev.Target, ev.Admission.TailUUID, ev.Admission.AtFloat())
@@ -211,8 +213,13 @@ func (c *Core) AddChainEvent(e events.Event) error {
 	if c.acc == nil {
 		c.StartChain()
 	}
-	if rec, ok := e.Body.(*qwen.Record); ok && attribution.IsPromptRecord(rec) && rec.DaemonPromptID != "" {
-		c.lastIdentified = rec.DaemonPromptID
+	if rec, ok := e.Body.(*qwen.Record); ok {
+		if id := attribution.PromptIdentity(rec); id != "" {
+			c.lastIdentified = id
+		}
+		if rec.Type == qwen.TypeSystem && rec.TurnResult != nil {
+			c.turnResults[rec.TurnResult.PromptID] = rec.TurnResult.State
+		}
 	}
 	for _, cd := range c.cands {
 		cd.fold.Add(e)
@@ -272,6 +279,35 @@ func (c *Core) EndChain(chain *qwen.Chain, walkErr error) {
 		}
 		cd.ev.Transcript = t
 	}
+}
+
+// Target is the prompt the transcript's tail is about, as this
+// reconciliation sees it: the only (or, under the reference's rules, the
+// first) dangling prompt; with several under tailproof's rules, the tail
+// owner; with none, the chain's last identified prompt. Status consults it,
+// so it cannot pick a different prompt than Reconcile. Call it after the
+// chain.
+func (c *Core) Target() string {
+	switch {
+	case len(c.dangling) == 0:
+		return c.lastIdentified
+	case c.several:
+		id, _ := c.target()
+		return id
+	}
+	return c.dangling[0]
+}
+
+// TurnResult is the state of the last system/turn_result naming prompt id
+// on the chain ("" when none).
+func (c *Core) TurnResult(id string) string { return c.turnResults[id] }
+
+// History is the API history folded from the walk (zero before it).
+func (c *Core) History() apihistory.Result {
+	if c.acc == nil {
+		return apihistory.Result{}
+	}
+	return c.acc.Result()
 }
 
 // target chooses, among several dangling prompts, the one whose own prompt

@@ -179,9 +179,11 @@ func (f *Fold) ownership(i int, rec *qwen.Record, ev events.Event) {
 		o.Active = true
 	}
 	switch {
-	case rec.DaemonPromptID == f.target:
+	case PromptIdentity(rec) == f.target:
 		o.TargetIdx, o.FollowedBy = i, ""
-	case o.TargetIdx < 0 || o.FollowedBy != "":
+	case o.TargetIdx < 0 || o.FollowedBy != "", rec.DaemonPromptID == f.target:
+		// A user record of the target's that does not open its turn (no
+		// message, system provenance) neither identifies nor follows it.
 	case rec.DaemonPromptID != "":
 		o.FollowedBy = "prompt " + rec.DaemonPromptID + "'s user record " + rec.UUID
 	case ev.Provenance == events.ProvenanceRealUser || ev.Origin == events.OriginNone:
@@ -251,6 +253,17 @@ func (f *Fold) clock(rec *qwen.Record) {
 func IsPromptRecord(rec *qwen.Record) bool {
 	return rec.Type == qwen.TypeUser && !rec.HasSubtype && rec.Message != nil &&
 		(rec.Provenance == "real_user" || rec.Provenance == "")
+}
+
+// PromptIdentity is the one answer to "whose prompt record is this?": the
+// daemon prompt id of a record that opens that prompt's turn (a prompt
+// record, IsPromptRecord, carrying daemonPromptId), "" for any other
+// record. The reconcile core's tail owner and Status's target read it.
+func PromptIdentity(rec *qwen.Record) string {
+	if !IsPromptRecord(rec) {
+		return ""
+	}
+	return rec.DaemonPromptID
 }
 
 // backgroundOrNotice: a user-role record that is never a prompt's — a
