@@ -2,6 +2,8 @@ package tailproof
 
 import (
 	"encoding/json"
+
+	"github.com/tailproof/tailproof/guards"
 )
 
 // SchemaVersion is the version of Result's published JSON shape. It changes
@@ -22,19 +24,14 @@ type resultJSON struct {
 }
 
 type decisionJSON struct {
-	Target  string     `json:"target"`
-	Verdict string     `json:"verdict"`
-	Route   string     `json:"route,omitempty"`
-	Vetoes  []vetoJSON `json:"vetoes"`
+	Target  string        `json:"target"`
+	Verdict string        `json:"verdict"`
+	Route   string        `json:"route,omitempty"`
+	Vetoes  []guards.Veto `json:"vetoes"`
 	// Appended is the ledger record appended; WouldAppend the one a dry run
 	// would have appended. Each is present only then.
 	Appended    json.RawMessage `json:"appended,omitempty"`
 	WouldAppend json.RawMessage `json:"wouldAppend,omitempty"`
-}
-
-type vetoJSON struct {
-	Guard  string `json:"guard"`
-	Reason string `json:"reason"`
 }
 
 // MarshalJSON writes the one published shape of a reconciliation:
@@ -52,10 +49,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		out.Dangling = []string{}
 	}
 	for _, d := range r.Decisions {
-		dj := decisionJSON{Target: d.Target, Verdict: string(d.Verdict), Route: string(d.Route), Vetoes: make([]vetoJSON, 0, len(d.Vetoes))}
-		for _, v := range d.Vetoes {
-			dj.Vetoes = append(dj.Vetoes, vetoJSON{Guard: v.Guard, Reason: v.Reason})
-		}
+		dj := decisionJSON{Target: d.Target, Verdict: string(d.Verdict), Route: string(d.Route), Vetoes: append([]guards.Veto{}, d.Vetoes...)}
 		if d.Line != nil {
 			if r.DryRun {
 				dj.WouldAppend = json.RawMessage(d.Line)

@@ -5,9 +5,11 @@ import (
 )
 
 // Veto is a guard's refusal: which guard, and why, in words a human reads.
+// It is the one veto type: decisions, the published decision JSON and
+// replay all carry it.
 type Veto struct {
-	Guard  string
-	Reason string
+	Guard  string `json:"guard"`
+	Reason string `json:"reason"`
 }
 
 func (v Veto) String() string { return v.Guard + ": " + v.Reason }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -248,31 +249,29 @@ func orNone(s string) string {
 
 // outcome is what recovery decides over a cut of the evidence.
 type outcome struct {
-	At       int      `json:"at"`
-	Verdict  string   `json:"verdict"`
-	Target   string   `json:"target,omitempty"`
-	Dangling []string `json:"dangling"`
-	Append   []string `json:"append"`
-	Vetoes   []veto   `json:"vetoes"`
-	State    string   `json:"state,omitempty"`
-	Trace    []string `json:"trace"`
+	At       int           `json:"at"`
+	Verdict  string        `json:"verdict"`
+	Target   string        `json:"target,omitempty"`
+	Dangling []string      `json:"dangling"`
+	Append   []string      `json:"append"`
+	Vetoes   []guards.Veto `json:"vetoes"`
+	State    string        `json:"state,omitempty"`
+	Trace    []string      `json:"trace"`
 	// Guards is every guard's answer at every step the machine attempted
 	// (Qwen sessions only); GuardsNote says why it is empty when it is.
 	Guards     []guardDecision `json:"guards"`
 	GuardsNote string          `json:"guardsNote,omitempty"`
-	Error      string          `json:"error,omitempty"`
-}
-
-type veto struct {
-	Guard  string `json:"guard"`
-	Reason string `json:"reason"`
+	// Decision is the whole reconciliation in its one published shape (that
+	// of reconcile --json); the fields above explain the step's decision.
+	Decision json.RawMessage `json:"decision,omitempty"`
+	Error    string          `json:"error,omitempty"`
 }
 
 // decide runs recovery, as a dry run, over the bytes a crash right after
 // merged event n would have left, in an in-memory filesystem.
 func decide(ctx context.Context, s *session, n int, reference bool, now int64) outcome {
 	cut := s.ev.Cut(n)
-	out := outcome{At: n, Dangling: []string{}, Append: []string{}, Vetoes: []veto{}, Trace: []string{}, Guards: []guardDecision{}}
+	out := outcome{At: n, Dangling: []string{}, Append: []string{}, Vetoes: []guards.Veto{}, Trace: []string{}, Guards: []guardDecision{}}
 	mem := memory.NewFS()
 	if err := mem.MkdirAll("/replay", 0o755); err != nil {
 		out.Error = err.Error()
@@ -307,12 +306,15 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 		out.Append = append(out.Append, string(a.Line))
 	}
 	out.Trace = res.Trace
+	if doc, err := json.Marshal(res); err == nil {
+		out.Decision = doc
+	}
 	// The step shows the decision of the prompt the transcript's tail
 	// speaks about: the first that appended, else the first considered.
 	if d, ok := primaryDecision(res); ok {
 		out.Verdict, out.Target, out.State = string(d.Verdict), d.Target, string(d.State)
 		for _, v := range d.Vetoes {
-			out.Vetoes = append(out.Vetoes, veto{v.Guard, v.Reason})
+			out.Vetoes = append(out.Vetoes, v)
 		}
 		if gs, ok := explainGuards(d.Steps, d.Evidence, d.Vetoes, opts.Reference); ok {
 			out.Guards = append(out.Guards, gs...)
