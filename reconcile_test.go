@@ -146,3 +146,44 @@ func TestUnreadableLedgerKeepsCause(t *testing.T) {
 		}
 	}
 }
+
+// countingStore counts how often each file is opened.
+type countingStore struct {
+	*memory.QwenStore
+	ledgerOpens, transcriptOpens int
+}
+
+func (c *countingStore) OpenLedger(ctx context.Context, id string) (io.ReadCloser, error) {
+	c.ledgerOpens++
+	return c.QwenStore.OpenLedger(ctx, id)
+}
+
+func (c *countingStore) OpenTranscript(ctx context.Context, id string) (io.ReadCloser, error) {
+	c.transcriptOpens++
+	return c.QwenStore.OpenTranscript(ctx, id)
+}
+
+// However many prompts dangle, one reconciliation reads the transcript
+// twice (the chain's index, then one walk that feeds every prompt's fold)
+// and the ledger once; the fence is a size, not a second read.
+func TestReadsPerReconciliation(t *testing.T) {
+	for _, n := range []int{1, 3, 8} {
+		s := &countingStore{QwenStore: memory.NewQwenStore()}
+		var l strings.Builder
+		for i := range n {
+			l.Write(ledger.Encode(ledger.InFlight(fmt.Sprintf("p%d", i), int64(1767225600000+i), "")))
+			l.WriteByte('\n')
+		}
+		seed(t, s.QwenStore, l.String(), transcript)
+		res, err := tailproof.Reconcile(context.Background(), s, sid, tailproof.Options{Now: func() int64 { return 9 }, DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Decisions) != n {
+			t.Fatalf("%d dangling: %d decisions", n, len(res.Decisions))
+		}
+		if s.transcriptOpens > 2 || s.ledgerOpens != 1 {
+			t.Errorf("%d dangling: transcript opened %d times, ledger %d; want <= 2 and 1", n, s.transcriptOpens, s.ledgerOpens)
+		}
+	}
+}

@@ -6,13 +6,9 @@
 // decision records every veto, so "unknown" is always explained.
 //
 // Guards are generic over the evidence type: the reconcile machine's guards
-// read reconcile evidence, the admission machine's read ownership, and a
-// harness can write its own for either without editing tailproof:
-//
-//	fresh := guards.Func("fresh-ledger", func(e MyEvidence) string {
-//		if e.Stale { return "ledger older than one hour" }
-//		return ""
-//	})
-//	g := guards.All(fresh, guards.Not(other))
-//	fmt.Println(g) // all(fresh-ledger, not(other))
+// read reconcile evidence (Evidence, filled by the decision core from the
+// ledger view and projections/attribution), the admission machine's read
+// ownership, and a harness can write its own for either without editing
+// tailproof (see Example). The reference rules V1–V14 that guard comments
+// cite are quoted from Qwen Code 0.24.4 in docs/reference-rules.md.
 package guards
