@@ -11,14 +11,23 @@ import (
 	"github.com/tailproof/tailproof/projections/ownership"
 )
 
-// Admission machine states and events.
-const (
-	AdmFree  = "free"  // no execution class owns the session
-	AdmOwned = "owned" // some live turn owns it
+// AdmissionState is an admission machine state.
+type AdmissionState string
 
-	EvAcquire  = "acquire"  // a live turn started (any class)
-	EvRelease  = "release"  // the last live turn settled
-	EvContinue = "continue" // a recovery continuation asks to start
+// Admission states.
+const (
+	AdmFree  AdmissionState = "free"  // no execution class owns the session
+	AdmOwned AdmissionState = "owned" // some live turn owns it
+)
+
+// AdmissionEvent is an admission machine event.
+type AdmissionEvent string
+
+// Admission events.
+const (
+	EvAcquire  AdmissionEvent = "acquire"  // a live turn started (any class)
+	EvRelease  AdmissionEvent = "release"  // the last live turn settled
+	EvContinue AdmissionEvent = "continue" // a recovery continuation asks to start
 )
 
 // AdmissionTable is the admission machine. A continuation is a transition
@@ -27,10 +36,10 @@ const (
 // Continue is listed from owned too so a refusal is a veto that names the
 // owner, not an illegal-transition error.
 func AdmissionTable() Table {
-	return Table{Name: "admission", Initial: AdmFree, Transitions: []Transition{
-		{Event: EvAcquire, Src: []string{AdmFree, AdmOwned}, Dst: AdmOwned},
-		{Event: EvRelease, Src: []string{AdmOwned}, Dst: AdmFree},
-		{Event: EvContinue, Src: []string{AdmFree, AdmOwned}, Dst: AdmOwned},
+	return Table{Name: "admission", Initial: string(AdmFree), Transitions: []Transition{
+		{Event: string(EvAcquire), Src: []string{string(AdmFree), string(AdmOwned)}, Dst: string(AdmOwned)},
+		{Event: string(EvRelease), Src: []string{string(AdmOwned)}, Dst: string(AdmFree)},
+		{Event: string(EvContinue), Src: []string{string(AdmFree), string(AdmOwned)}, Dst: string(AdmOwned)},
 	}}
 }
 
@@ -122,7 +131,7 @@ type Admission struct {
 func NewAdmission(extra ...guards.Guard[*AdmissionEvidence]) *Admission {
 	g := guards.All(append([]guards.Guard[*AdmissionEvidence]{NoActiveTurn, RecoveryAllows}, extra...)...)
 	return &Admission{guard: g, m: New(AdmissionTable(), func(event string) guards.Guard[*AdmissionEvidence] {
-		if event == EvContinue {
+		if event == string(EvContinue) {
 			return g
 		}
 		return nil
@@ -144,9 +153,9 @@ func (a *Admission) Observe(ctx context.Context, ev ownership.Event) error {
 func (a *Admission) sync(ctx context.Context) error {
 	switch {
 	case !a.own.Free():
-		return a.m.Fire(ctx, EvAcquire, nil)
-	case a.m.Current() == AdmOwned:
-		return a.m.Fire(ctx, EvRelease, nil)
+		return a.m.Fire(ctx, string(EvAcquire), nil)
+	case AdmissionState(a.m.Current()) == AdmOwned:
+		return a.m.Fire(ctx, string(EvRelease), nil)
 	}
 	return nil
 }
@@ -162,7 +171,7 @@ func (a *Admission) Continue(ctx context.Context, req ContinueRequest) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	ev := &AdmissionEvidence{Request: req.ID, Owners: a.own.Owners(), Recovery: req.Recovery}
-	err := a.m.Fire(ctx, EvContinue, ev)
+	err := a.m.Fire(ctx, string(EvContinue), ev)
 	var v *VetoError
 	if errors.As(err, &v) {
 		return &RefusedError{Request: req.ID, Owner: a.own.Owner(), Vetoes: v.Vetoes}
@@ -196,7 +205,7 @@ func (a *Admission) Owners() []ownership.Owner {
 }
 
 // Current is the machine's state (AdmFree or AdmOwned).
-func (a *Admission) Current() string { return a.m.Current() }
+func (a *Admission) Current() AdmissionState { return AdmissionState(a.m.Current()) }
 
 // Trace is every transition attempted, refusals included.
 func (a *Admission) Trace() []Step { return a.m.Trace() }

@@ -9,23 +9,29 @@ import (
 	"github.com/tailproof/tailproof/guards"
 )
 
+// LifecycleState is a prompt lifecycle state.
+type LifecycleState string
+
 // Prompt lifecycle states.
 const (
-	PAdmitted    = "admitted"
-	PInFlight    = "in_flight"
-	PCompleted   = "completed"
-	PCancelled   = "cancelled"
-	PError       = "error"
-	PInterrupted = "interrupted"
+	PAdmitted LifecycleState = "admitted"
+	PInFlight LifecycleState = "in_flight"
+	PCompleted LifecycleState = "completed"
+	PCancelled LifecycleState = "cancelled"
+	PError LifecycleState = "error"
+	PInterrupted LifecycleState = "interrupted"
 )
+
+// LifecycleEvent is a prompt lifecycle event.
+type LifecycleEvent string
 
 // Prompt lifecycle events.
 const (
-	EvDispatch  = "dispatch"
-	EvComplete  = "complete"
-	EvCancel    = "cancel"
-	EvFail      = "fail"
-	EvInterrupt = "interrupt"
+	EvDispatch LifecycleEvent = "dispatch"
+	EvComplete LifecycleEvent = "complete"
+	EvCancel LifecycleEvent = "cancel"
+	EvFail LifecycleEvent = "fail"
+	EvInterrupt LifecycleEvent = "interrupt"
 )
 
 // LifecycleTable is one prompt's life: admitted (the in_flight ledger record
@@ -34,13 +40,13 @@ const (
 // runs; a daemon crash leaves it in_flight until reconciliation interrupts it.
 var LifecycleTable = Table{
 	Name:    "prompt-lifecycle",
-	Initial: PAdmitted,
+	Initial: string(PAdmitted),
 	Transitions: []Transition{
-		{Event: EvDispatch, Src: []string{PAdmitted}, Dst: PInFlight},
-		{Event: EvComplete, Src: []string{PInFlight}, Dst: PCompleted},
-		{Event: EvCancel, Src: []string{PAdmitted, PInFlight}, Dst: PCancelled},
-		{Event: EvFail, Src: []string{PAdmitted, PInFlight}, Dst: PError},
-		{Event: EvInterrupt, Src: []string{PAdmitted, PInFlight}, Dst: PInterrupted},
+		{Event: string(EvDispatch), Src: []string{string(PAdmitted)}, Dst: string(PInFlight)},
+		{Event: string(EvComplete), Src: []string{string(PInFlight)}, Dst: string(PCompleted)},
+		{Event: string(EvCancel), Src: []string{string(PAdmitted), string(PInFlight)}, Dst: string(PCancelled)},
+		{Event: string(EvFail), Src: []string{string(PAdmitted), string(PInFlight)}, Dst: string(PError)},
+		{Event: string(EvInterrupt), Src: []string{string(PAdmitted), string(PInFlight)}, Dst: string(PInterrupted)},
 	},
 }
 
@@ -60,15 +66,15 @@ func NewLifecycle() *Lifecycle {
 }
 
 // State is the prompt's current state.
-func (l *Lifecycle) State() string { return l.m.Current() }
+func (l *Lifecycle) State() LifecycleState { return LifecycleState(l.m.Current()) }
 
 // Fire applies event. A terminal event after a terminal returns an error
 // wrapping ErrDuplicateTerminal; any other illegal event wraps ErrIllegal.
-func (l *Lifecycle) Fire(ctx context.Context, event string) error {
+func (l *Lifecycle) Fire(ctx context.Context, event LifecycleEvent) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	before := l.m.Current()
-	err := l.m.Fire(ctx, event, struct{}{})
+	before := LifecycleState(l.m.Current())
+	err := l.m.Fire(ctx, string(event), struct{}{})
 	if err != nil && errors.Is(err, ErrIllegal) && IsTerminalState(before) && event != EvDispatch {
 		return fmt.Errorf("machines: prompt already %s: %w", before, ErrDuplicateTerminal)
 	}
@@ -76,7 +82,7 @@ func (l *Lifecycle) Fire(ctx context.Context, event string) error {
 }
 
 // IsTerminalState reports whether s settles a prompt.
-func IsTerminalState(s string) bool {
+func IsTerminalState(s LifecycleState) bool {
 	switch s {
 	case PCompleted, PCancelled, PError, PInterrupted:
 		return true

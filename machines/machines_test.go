@@ -21,7 +21,7 @@ func TestLifecycleRejectsSecondTerminal(t *testing.T) {
 	if err := l.Fire(ctx, EvComplete); err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range []string{EvComplete, EvCancel, EvFail, EvInterrupt} {
+	for _, ev := range []LifecycleEvent{EvComplete, EvCancel, EvFail, EvInterrupt} {
 		if err := l.Fire(ctx, ev); !errors.Is(err, ErrDuplicateTerminal) {
 			t.Errorf("%s after completed: got %v, want ErrDuplicateTerminal", ev, err)
 		}

@@ -294,7 +294,7 @@ func TestRepairGuardsDefensive(t *testing.T) {
 	if v := RepairFirstAttempt.Check(&RepairEvidence{Attempts: 1}); len(v) != 1 {
 		t.Fatalf("a second attempt was allowed: %v", v)
 	}
-	if v := RepairEpisodeGuards(RepairOnLoad).Check(&RepairEvidence{Attempts: 1}); len(v) != 1 || v[0].Guard != "repair.first_attempt" {
+	if v := RepairEpisodeGuards(string(RepairOnLoad)).Check(&RepairEvidence{Attempts: 1}); len(v) != 1 || v[0].Guard != "repair.first_attempt" {
 		t.Fatalf("load guard did not name first_attempt: %v", v)
 	}
 	if RepairEpisodeGuards("nonsense") != nil {
