@@ -14,11 +14,11 @@ type LifecycleState string
 
 // Prompt lifecycle states.
 const (
-	PAdmitted LifecycleState = "admitted"
-	PInFlight LifecycleState = "in_flight"
-	PCompleted LifecycleState = "completed"
-	PCancelled LifecycleState = "cancelled"
-	PError LifecycleState = "error"
+	PAdmitted    LifecycleState = "admitted"
+	PInFlight    LifecycleState = "in_flight"
+	PCompleted   LifecycleState = "completed"
+	PCancelled   LifecycleState = "cancelled"
+	PError       LifecycleState = "error"
 	PInterrupted LifecycleState = "interrupted"
 )
 
@@ -27,10 +27,10 @@ type LifecycleEvent string
 
 // Prompt lifecycle events.
 const (
-	EvDispatch LifecycleEvent = "dispatch"
-	EvComplete LifecycleEvent = "complete"
-	EvCancel LifecycleEvent = "cancel"
-	EvFail LifecycleEvent = "fail"
+	EvDispatch  LifecycleEvent = "dispatch"
+	EvComplete  LifecycleEvent = "complete"
+	EvCancel    LifecycleEvent = "cancel"
+	EvFail      LifecycleEvent = "fail"
 	EvInterrupt LifecycleEvent = "interrupt"
 )
 
