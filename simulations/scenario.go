@@ -502,8 +502,9 @@ func (d *Daemon) Restart(kind CrashKind) error {
 	return nil
 }
 
-// recover reconciles until nothing more is appended (tailproof settles one
-// target per call) and returns the verdict appended per prompt.
+// recover reconciles until a call appends nothing (a call settles every
+// prompt its evidence proves; settling one can prove another on the next
+// call) and returns the verdict appended per prompt.
 func (d *Daemon) recover(store *memory.QwenStore, reference bool) (map[string]tailproof.Verdict, error) {
 	out, _, err := d.recoverWhy(store, reference)
 	return out, err

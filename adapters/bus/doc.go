@@ -28,14 +28,17 @@
 //
 // # Sink and service
 //
-// Sink publishes a Decision — the JSON of `tailproof reconcile --json`:
-// {"target","verdict","appended","vetoes"} — on TopicDecision and, when a
-// record was appended, that record line on TopicTerminal.
+// Sink publishes a Decision: its document — tailproof.Result's one
+// published JSON shape, that of `tailproof reconcile --json`, opaque to the
+// transport — on TopicDecision and, per record it appended, that record line
+// on TopicTerminal.
 //
-// Service is the recovery service (`tailproof serve`): a watermill Router
-// whose handler, on each session-load event (NewLoadMessage), runs its
-// Decider (Reconciler: tailproof.Reconcile on a store) and publishes the
-// decision. Middleware, outermost first: PoisonQueue → Retry → Recoverer, so
+// Service is the recovery service's transport (`tailproof serve`): a
+// watermill Router whose handler, on each session-load event
+// (NewLoadMessage), runs its Decider and publishes the decision. This
+// package does not know the decision core: the Decider that runs
+// tailproof.Reconcile is wired above it (simulations/load.Decider, used by
+// `tailproof serve`). Middleware, outermost first: PoisonQueue → Retry → Recoverer, so
 // a panic becomes an error, is retried with backoff, then parked on
 // TopicPoison and acked. An error wrapping ErrRequeue skips the poison queue
 // and is Nacked for redelivery (a session owned by another worker). Each

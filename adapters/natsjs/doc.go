@@ -11,10 +11,12 @@
 //
 // Worker runs bus.Service on those streams. For each load event it takes the
 // session's lease (Leases.Acquire: a KV create, so only one holder; the
-// bucket TTL expires the record of a worker that died) and runs
-// tailproof.Reconcile with two checks that it still holds it:
+// bucket TTL expires the record of a worker that died) and runs its Decider
+// (WorkerConfig.Decide: in production tailproof.Reconcile, wired above the
+// transport by simulations/load.LeaseDecider) with two checks that it still
+// holds it:
 //
-//   - Lease.Guard joins Options.Guards, so a lost lease vetoes at the
+//   - Lease.Guard joins the decision's guards, so a lost lease vetoes at the
 //     evidence check and the veto ("lease: … lease lost …") is in the
 //     decision, which the worker publishes before handing the session back;
 //   - Lease.Store re-checks in AppendLedger, immediately before the write.
@@ -29,8 +31,9 @@
 //
 // Subscriber is our own JetStream pull subscriber (watermill-nats' wire
 // format, so watermill-nats' Publisher writes for it); it passes watermill's
-// universal suite. StartServer and StartCluster run nats-server in process
-// on loopback, for tests and the load test.
+// universal suite. natstest.StartServer and natstest.StartCluster run
+// nats-server in process on loopback, for tests and the load test; they are
+// their own package so that importing natsjs compiles no server.
 //
-// RunJetStream and RunInProcess are the load test (`tailproof loadtest`).
+// The load test (`tailproof loadtest`) is simulations/load.
 package natsjs
