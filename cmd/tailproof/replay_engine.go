@@ -313,9 +313,7 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 	// speaks about: the first that appended, else the first considered.
 	if d, ok := primaryDecision(res); ok {
 		out.Verdict, out.Target, out.State = string(d.Verdict), d.Target, string(d.State)
-		for _, v := range d.Vetoes {
-			out.Vetoes = append(out.Vetoes, v)
-		}
+		out.Vetoes = append(out.Vetoes, d.Vetoes...)
 		if gs, ok := explainGuards(d.Steps, d.Evidence, d.Vetoes, opts.Reference); ok {
 			out.Guards = append(out.Guards, gs...)
 		} else {
