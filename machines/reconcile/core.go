@@ -100,7 +100,8 @@ type Core struct {
 	unavailable    bool              // ChainUnavailable was called
 	chainOK        bool              // the chain was loaded and walked without error
 
-	ready Ready
+	ready   Ready
+	readied bool // Ready ran: the machines have stepped
 }
 
 // candidate is one dangling prompt under decision, with its own evidence

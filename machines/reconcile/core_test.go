@@ -107,3 +107,25 @@ func TestDiagramListsEveryTransition(t *testing.T) {
 		t.Errorf("diagram has %d edges, table %d", got, n)
 	}
 }
+
+// Ready steps the machines once: asking again returns the same decisions,
+// and Commit may be called without asking first.
+func TestReadyIsIdempotent(t *testing.T) {
+	mk := func() *reconcile.Core {
+		core := reconcile.New(reconcile.Input{Rules: reconcile.Tailproof()})
+		core.AddLedger(ledger.InFlight("p1", 1767225600500, ""))
+		core.EndLedger(1, 0, 60)
+		feed(core, answered)
+		return core
+	}
+	core := mk()
+	a, b := core.Ready(), core.Ready()
+	if len(a.Decisions) != 1 || strings.Join(a.Decisions[0].Trace, "\n") != strings.Join(b.Decisions[0].Trace, "\n") {
+		t.Fatalf("Ready differs when asked twice:\n%v\n%v", a.Decisions, b.Decisions)
+	}
+	direct := mk().Commit(60, nil)
+	viaReady := core.Commit(60, nil)
+	if direct.Decisions[0].State != reconcile.Committed || viaReady.Decisions[0].State != reconcile.Committed {
+		t.Fatalf("commit: %s / %s", direct.Decisions[0].State, viaReady.Decisions[0].State)
+	}
+}

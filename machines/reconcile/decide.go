@@ -14,9 +14,10 @@ import (
 // allows and returns the decisions. Call it after the ledger and, when
 // NeedsTranscript, after the chain.
 func (c *Core) Ready() Ready {
-	if c.ready.Trace != nil {
+	if c.readied {
 		return c.ready
 	}
+	c.readied = true
 	rd := Ready{LedgerSize: c.size}
 	if len(c.dangling) == 0 {
 		m := c.newRun(nil)
