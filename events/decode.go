@@ -42,22 +42,20 @@ type Options struct {
 func Decode(r io.Reader, c Codec, opts Options) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		var (
-			pending []*Error // undecodable lines not yet classified
-			buf     []Event
+			bad Classifier
+			buf []Event
 		)
-		flush := func(kind error) bool {
-			for _, e := range pending {
-				e.Kind = kind
+		emit := func(es []*Error) bool {
+			for _, e := range es {
 				if !yield(Event{}, e) {
 					return false
 				}
 			}
-			pending = pending[:0]
 			return true
 		}
 		for line, err := range Lines(r, opts.MaxLineBytes) {
 			if err != nil {
-				if !flush(ErrTornTail) {
+				if !emit(bad.End()) {
 					return
 				}
 				yield(Event{}, err)
@@ -71,7 +69,7 @@ func Decode(r io.Reader, c Codec, opts Options) iter.Seq2[Event, error] {
 				continue
 			}
 			if !line.Terminated && opts.RequireNewline {
-				pending = append(pending, &Error{Stream: c.Stream(), Pos: line.Pos, Detail: "final fragment has no newline"})
+				bad.Hold(&Error{Stream: c.Stream(), Pos: line.Pos, Detail: "final fragment has no newline"})
 				continue
 			}
 			var derr error
@@ -79,7 +77,7 @@ func Decode(r io.Reader, c Codec, opts Options) iter.Seq2[Event, error] {
 			// Records decoded on this line prove every earlier bad line
 			// corrupt — but not this line's own failure, which comes after
 			// them (a glued pair whose second record is torn).
-			if len(buf) > 0 && !flush(ErrCorrupt) {
+			if len(buf) > 0 && !emit(bad.Valid()) {
 				return
 			}
 			for _, ev := range buf {
@@ -92,11 +90,42 @@ func Decode(r io.Reader, c Codec, opts Options) iter.Seq2[Event, error] {
 				if !line.Terminated {
 					detail = "final fragment has no newline: " + detail
 				}
-				pending = append(pending, &Error{Stream: c.Stream(), Pos: line.Pos, Detail: detail, Cause: derr})
+				bad.Hold(&Error{Stream: c.Stream(), Pos: line.Pos, Detail: detail, Cause: derr})
 			}
 		}
-		flush(ErrTornTail)
+		emit(bad.End())
 	}
+}
+
+// Classifier is the one torn-versus-corrupt rule, for any reader of lines:
+// an undecodable line is held until what follows it is known. A later line
+// that yields a valid record proves every held line corrupt (something
+// damaged the middle of the file); the end of the input proves them a torn
+// tail (a crash cut the last write). Decode uses it; a format's own reader
+// uses it to classify exactly as Decode does.
+type Classifier struct{ pending []*Error }
+
+// Hold records an undecodable line whose kind is not yet known.
+func (c *Classifier) Hold(e *Error) { c.pending = append(c.pending, e) }
+
+// Held is the number of lines held.
+func (c *Classifier) Held() int { return len(c.pending) }
+
+// Valid reports a valid record: it returns the held lines, in order,
+// classified ErrCorrupt.
+func (c *Classifier) Valid() []*Error { return c.settle(ErrCorrupt) }
+
+// End reports the end of the input: it returns the held lines, in order,
+// classified ErrTornTail.
+func (c *Classifier) End() []*Error { return c.settle(ErrTornTail) }
+
+func (c *Classifier) settle(kind error) []*Error {
+	out := c.pending
+	for _, e := range out {
+		e.Kind = kind
+	}
+	c.pending = c.pending[:0:0]
+	return out
 }
 
 func sizeDetail(n int64) string {

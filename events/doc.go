@@ -11,7 +11,8 @@
 // # Torn tails and corruption
 //
 // Decode streams a reader through a codec and yields every undecodable line
-// as an *Error classified by one look-ahead rule: ErrCorrupt when a valid
+// as an *Error classified by one look-ahead rule (Classifier, which a
+// format's own reader reuses to classify as Decode does): ErrCorrupt when a valid
 // record follows it (something damaged the middle of the file), ErrTornTail
 // when nothing valid follows (a crash cut the last write), ErrLineTooLong
 // when it exceeds the bound. Decoding continues after a bad line, so the
