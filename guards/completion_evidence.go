@@ -5,7 +5,7 @@ package guards
 // or a tool result, or a local slash command must have completed after
 // admission. A user-role tail without an answer never becomes "completed".
 var CompletionEvidence Guard[*Evidence] = Func("completion-evidence", func(e *Evidence) string {
-	v, t := e.Verdict, e.Transcript
+	v, t := e.Classification, e.Transcript
 	if v.Interrupted || v.FromTurnResult || v.FromLocalCommand || t.LocalCommandDone {
 		return ""
 	}

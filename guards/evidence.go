@@ -34,8 +34,8 @@ type Evidence struct {
 	// Transcript.
 	Transcript TranscriptEvidence
 
-	// Classification.
-	Verdict Classification
+	// Classification: the route's verdict over the evidence.
+	Classification Classification
 
 	// LedgerSize is the ledger's size in bytes when it was read.
 	LedgerSize int64

@@ -130,7 +130,7 @@ func TestOwnEvidence(t *testing.T) {
 		{"p1", "p1", false, false},
 		{"p1", "", false, false},
 	} {
-		e := &Evidence{Target: c.target, TailOwner: c.owner, Verdict: Classification{Done: true, Kind: "none", FromTurnResult: c.byTurnResult}}
+		e := &Evidence{Target: c.target, TailOwner: c.owner, Classification: Classification{Done: true, Kind: "none", FromTurnResult: c.byTurnResult}}
 		if got := OwnEvidence.Check(e) != nil; got != c.veto {
 			t.Errorf("%+v: veto %v, want %v", c, got, c.veto)
 		}

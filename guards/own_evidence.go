@@ -9,7 +9,7 @@ import "fmt"
 // system/turn_result — never by a tail, a local command or the absence of a
 // turn that may belong to another prompt.
 var OwnEvidence Guard[*Evidence] = Func("own-evidence", func(e *Evidence) string {
-	if e.TailOwner == "" || e.TailOwner == e.Target || e.Verdict.FromTurnResult {
+	if e.TailOwner == "" || e.TailOwner == e.Target || e.Classification.FromTurnResult {
 		return ""
 	}
 	return fmt.Sprintf("the transcript's tail is attributed to %s; %s can be decided only by its own turn_result", e.TailOwner, e.Target)

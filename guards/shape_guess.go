@@ -7,7 +7,7 @@ package guards
 // prompt and the verdict interrupted. An interrupted verdict does not depend
 // on the guess, so only completion is refused.
 var ShapeGuess Guard[*Evidence] = Func("shape-guess", func(e *Evidence) string {
-	v := e.Verdict
+	v := e.Classification
 	if !v.Guessed || v.Interrupted || v.FromTurnResult {
 		return ""
 	}

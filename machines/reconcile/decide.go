@@ -151,7 +151,7 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 	ev, r := cd.ev, c.in.Rules
 	t := ev.Transcript
 	if t.Ownership.TurnResult == "completed" {
-		ev.Verdict = guards.Classification{Done: true, Kind: "none", FromTurnResult: true}
+		ev.Classification = guards.Classification{Done: true, Kind: "none", FromTurnResult: true}
 		m.tracef("classify: the transcript's turn_result for %s says completed", ev.Target)
 		return EvOwnTurnResult
 	}
@@ -159,7 +159,7 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 		// The target's turn was a local slash command, answered after its
 		// admission with nothing visible after it: whatever the tail shows
 		// once the command is popped belongs to an earlier turn.
-		ev.Verdict = guards.Classification{Done: true, Kind: "none", FromLocalCommand: true}
+		ev.Classification = guards.Classification{Done: true, Kind: "none", FromLocalCommand: true}
 		m.tracef("classify: a local slash command answered %s after its admission", ev.Target)
 		return EvLocalCommand
 	}
@@ -168,7 +168,7 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 		// (or what it wrote was lost with the tail). The tail is another
 		// turn's — a background turn, a predecessor still streaming, a
 		// deadline-released agent — and says nothing about the target.
-		ev.Verdict = guards.Classification{Done: true, Kind: "not_started", Interrupted: true, FromNotDispatched: true}
+		ev.Classification = guards.Classification{Done: true, Kind: "not_started", Interrupted: true, FromNotDispatched: true}
 		m.tracef("classify: no prompt record after %s's admission marker %s: its turn never started", ev.Target, t.MarkerUUID)
 		return EvNotDispatched
 	}
@@ -183,7 +183,7 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 	// same function (interruption.ClassifyTail).
 	tc := interruption.ClassifyTail(**hist, r.Trim)
 	tail, v, upgrade := tc.Tail, tc.Verdict, tc.IdlessUpgrade
-	ev.Verdict = guards.Classification{
+	ev.Classification = guards.Classification{
 		Done: true, Kind: v.Kind.String(), IdlessUpgrade: upgrade,
 		Interrupted: v.Kind != interruption.KindNone || upgrade, Guessed: tail.Guessed,
 	}
@@ -195,7 +195,7 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 		upgraded = ", upgraded: tail holds a functionCall"
 	}
 	m.tracef("classify: %s over %d tail entries (trimmed %d notifications%s)%s", v.Kind, len(tail.Entries), tail.Trimmed, byShape, upgraded)
-	if ev.Verdict.Interrupted {
+	if ev.Classification.Interrupted {
 		return EvTailInterrupted
 	}
 	return EvTailComplete

@@ -276,7 +276,7 @@ func classify(o *Outcome) (string, string) {
 	if v, ok := hasVeto(def, "ownership"); ok && own.Active {
 		return CatOwnership, v.Reason
 	}
-	if def.Evidence.Verdict.FromTurnResult {
+	if def.Evidence.Classification.FromTurnResult {
 		return CatOwnership, "the target's turn_result settled it as completed"
 	}
 	if _, ok := hasVeto(ref, "single-dangling"); ok && own.Active && own.TargetIdx >= 0 && own.FollowedBy == "" && def.Appended != nil {
@@ -305,7 +305,7 @@ func classify(o *Outcome) (string, string) {
 		}
 	}
 	// (i) no user-role record after the target's marker: it never started.
-	if def.Evidence.Verdict.FromNotDispatched && def.Appended != nil {
+	if def.Evidence.Classification.FromNotDispatched && def.Appended != nil {
 		return CatNotStarted, "no user-role record after the target's admission marker: its turn never started"
 	}
 	// (f) no prompt record after the admission: the tail is another turn's.
@@ -317,7 +317,7 @@ func classify(o *Outcome) (string, string) {
 		return CatClockMonotonic, v.Reason
 	}
 	// (h) a local slash command answered the target.
-	if def.Evidence.Verdict.FromLocalCommand && def.Appended != nil {
+	if def.Evidence.Classification.FromLocalCommand && def.Appended != nil {
 		return CatLocalCommand, "a local slash command answered the target after its admission"
 	}
 	// (b) every visible write after admission came from the host.
@@ -346,7 +346,7 @@ func classify(o *Outcome) (string, string) {
 	// a classification gap there is not this category.
 	if passedCheck(ref) && passedCheck(def) && o.Scenario.Transcript != nil &&
 		strings.Contains(*o.Scenario.Transcript, "task-notification") {
-		rv, dv := ref.Evidence.Verdict, def.Evidence.Verdict
+		rv, dv := ref.Evidence.Classification, def.Evidence.Classification
 		if rv.Kind != dv.Kind || rv.IdlessUpgrade != dv.IdlessUpgrade || rv.Interrupted != dv.Interrupted {
 			return CatNotificationTrim, fmt.Sprintf("tail classified %s%s by provenance, %s%s by shape",
 				dv.Kind, upgraded(dv), rv.Kind, upgraded(rv))
@@ -365,7 +365,7 @@ func upgraded(c guards.Classification) string {
 
 // passedCheck: the decision got past the evidence guards (it classified).
 func passedCheck(d tailproof.Decision) bool {
-	if d.Evidence == nil || !d.Evidence.Verdict.Done {
+	if d.Evidence == nil || !d.Evidence.Classification.Done {
 		return false
 	}
 	for _, v := range d.Vetoes {

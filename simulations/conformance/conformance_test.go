@@ -208,7 +208,7 @@ func TestClassify(t *testing.T) {
 		e.Transcript.Loaded = true
 		e.Transcript.BackgroundIdx = -1
 		e.Transcript.Ownership.TargetIdx = -1
-		e.Verdict.Done = true
+		e.Classification.Done = true
 		if f != nil {
 			f(e)
 		}
@@ -247,17 +247,17 @@ func TestClassify(t *testing.T) {
 		{"background turn", appended, veto("background-turn", func(e *guards.Evidence) { e.Transcript.BackgroundIdx = 4 }), CatBackgroundTurn},
 		{"tail classified apart", appended, func() tailproof.Decision {
 			return tailproof.Decision{Verdict: tailproof.VerdictCompleted, Appended: &ledger.Record{}, Line: []byte(`{"at":2}`),
-				Evidence: ev(func(e *guards.Evidence) { e.Verdict.Kind = "none" })}
+				Evidence: ev(func(e *guards.Evidence) { e.Classification.Kind = "none" })}
 		}(), CatNotificationTrim},
 		{"an unexplained veto", appended, veto("temporal", nil), ""},
 		{"tail classified apart without any notification", appended, func() tailproof.Decision {
 			return tailproof.Decision{Verdict: tailproof.VerdictCompleted, Appended: &ledger.Record{}, Line: []byte(`{"at":2}`),
-				Evidence: ev(func(e *guards.Evidence) { e.Verdict.Kind = "none" })}
+				Evidence: ev(func(e *guards.Evidence) { e.Classification.Kind = "none" })}
 		}(), "no-notification"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if c.ref.Evidence.Verdict.Kind == "" && c.ref.Appended != nil {
-				c.ref.Evidence.Verdict.Kind, c.ref.Evidence.Verdict.Interrupted = "interrupted_prompt", true
+			if c.ref.Evidence.Classification.Kind == "" && c.ref.Appended != nil {
+				c.ref.Evidence.Classification.Kind, c.ref.Evidence.Classification.Interrupted = "interrupted_prompt", true
 			}
 			tr := `{"text":"<task-notification>"}`
 			got, why := classify(&Outcome{Ref: c.ref, Def: c.def, Scenario: Scenario{Transcript: &tr}})
