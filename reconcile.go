@@ -162,18 +162,30 @@ func feedLedger(ctx context.Context, store adapters.LedgerStore, sid string, cor
 	return nil
 }
 
-// feedTranscript is the one way the façade reads a transcript: the chain's
-// index, then one walk into the core. (A one-pass reader replaces these two
-// calls; the core's StartChain makes its feed restartable.)
-func feedTranscript(ctx context.Context, store adapters.TranscriptStore, sid string, maxLine int, core *reconcile.Core) {
+// walkTranscript is the one way the façade reads a transcript: the chain's
+// index, then one walk into the core (Reconcile and Status both call it).
+// A one-pass reader replaces these two calls; the core's StartChain makes
+// its feed restartable. loadErr: the chain could not be indexed; walkErr:
+// the walk failed.
+func walkTranscript(ctx context.Context, store adapters.TranscriptStore, sid string, opts qwen.LoadOptions, core *reconcile.Core) (chain *qwen.Chain, loadErr, walkErr error) {
 	open := func() (io.ReadCloser, error) { return store.OpenTranscript(ctx, sid) }
-	chain, err := qwen.LoadChain(open, qwen.LoadOptions{MaxLineBytes: maxLine})
+	chain, err := qwen.LoadChain(open, opts)
 	if err != nil {
-		core.ChainUnavailable(err, errors.Is(err, adapters.ErrNotFound))
-		return
+		return nil, err, nil
 	}
 	core.StartChain()
-	werr := chain.Walk(open, func(_ int, e events.Event) error { return core.AddChainEvent(e) })
+	return chain, nil, chain.Walk(open, func(_ int, e events.Event) error { return core.AddChainEvent(e) })
+}
+
+// feedTranscript walks the transcript into the core for a reconciliation:
+// a transcript that cannot be indexed is evidence (missing or unreadable),
+// not an error.
+func feedTranscript(ctx context.Context, store adapters.TranscriptStore, sid string, maxLine int, core *reconcile.Core) {
+	chain, lerr, werr := walkTranscript(ctx, store, sid, qwen.LoadOptions{MaxLineBytes: maxLine}, core)
+	if lerr != nil {
+		core.ChainUnavailable(lerr, errors.Is(lerr, adapters.ErrNotFound))
+		return
+	}
 	core.EndChain(chain, werr)
 }
 

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/tailproof/tailproof/adapters"
-	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/qwen"
 	"github.com/tailproof/tailproof/machines/reconcile"
 	"github.com/tailproof/tailproof/machines/recovery"
@@ -96,18 +94,15 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 		core.EndLedger(0, 0, 0)
 	}
 
-	open := func() (io.ReadCloser, error) { return store.OpenTranscript(ctx, sessionID) }
-	chain, err := qwen.LoadChain(open, qwen.LoadOptions{
+	chain, err, werr := walkTranscript(ctx, store, sessionID, qwen.LoadOptions{
 		Decode:       qwen.DecodeOptions{KeepPayloads: true},
 		MaxLineBytes: opts.MaxLineBytes,
-	})
+	}, core)
+	if err == nil {
+		err = werr
+	}
 	if err != nil {
 		return fail(fmt.Errorf("tailproof: status%s: %w: %w", sessionLabel(sessionID), ErrNoTranscript, err))
-	}
-	core.StartChain()
-	werr := chain.Walk(open, func(_ int, e events.Event) error { return core.AddChainEvent(e) })
-	if werr != nil {
-		return fail(fmt.Errorf("tailproof: status%s: %w: %w", sessionLabel(sessionID), ErrNoTranscript, werr))
 	}
 	core.EndChain(chain, nil)
 	if len(chain.Gaps) > 0 || rules.StrictChain {
