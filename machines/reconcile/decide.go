@@ -31,7 +31,7 @@ func (c *Core) Ready() Ready {
 	if c.several {
 		id, byIdentity := c.target()
 		if byIdentity {
-			c.tracef("several dangling: %s's own prompt record is the transcript's last; deciding it", id)
+			c.tracef("several dangling: %s's own prompt record is the transcript's last: the tail is %s's", id, id)
 		}
 		for _, cd := range c.cands {
 			cd.ev.TailOwner = id
