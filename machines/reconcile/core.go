@@ -88,7 +88,7 @@ type Core struct {
 	size    int64
 
 	dangling []string
-	several  bool // TailOwner with more than one prompt dangling
+	several  bool // several prompts dangle and the rules decide more than the first
 	cands    []*candidate
 	trace    []string
 
@@ -107,11 +107,11 @@ type Core struct {
 // candidate is one dangling prompt under decision, with its own evidence
 // and attribution fold.
 type candidate struct {
-	ev    *guards.Evidence
-	fold  *attribution.Fold
-	pred  struct{ admission, terminal ledger.Record }
-	hasPr bool
-	d     Decision
+	ev      *guards.Evidence
+	fold    *attribution.Fold
+	pred    struct{ admission, terminal ledger.Record }
+	hasPred bool
+	d       Decision
 }
 
 // New returns a core for one reconciliation.
@@ -161,7 +161,7 @@ func (c *Core) newCandidate(id string) *candidate {
 		}
 	}
 	cd := &candidate{ev: ev, d: Decision{Target: id, Verdict: VerdictUnknown, State: Loaded, Evidence: ev}}
-	cd.pred.admission, cd.pred.terminal, cd.hasPr = c.view.LatestCompletedPredecessor(id)
+	cd.pred.admission, cd.pred.terminal, cd.hasPred = c.view.LatestCompletedPredecessor(id)
 	return cd
 }
 
@@ -201,7 +201,7 @@ func (c *Core) StartChain() {
 	for _, cd := range c.cands {
 		ev := cd.ev
 		cd.fold = attribution.New(ev.Target, ev.Admission.TailUUID, ev.Admission.AtFloat())
-		if cd.hasPr {
+		if cd.hasPred {
 			cd.fold.WatchPredecessor(cd.pred.admission.AtFloat(), cd.pred.terminal.AtFloat())
 		}
 	}
