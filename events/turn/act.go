@@ -46,8 +46,7 @@ const (
 	// KindError is an error the harness recorded; Retry says whether the
 	// harness was about to retry (a notice) rather than give up.
 	KindError
-	// KindRollback undoes the last N turns (Codex thread_rolled_back); N is
-	// in Seq.
+	// KindRollback undoes the last N turns (Codex thread_rolled_back).
 	KindRollback
 	// KindNote is a record the codec knows that says nothing about turns
 	// (token counts, titles, file snapshots, hook summaries).
@@ -192,10 +191,11 @@ type Act struct {
 	Kind Kind
 	Pos  events.Position
 	Time events.Time
-	// Seq is the harness's own sequence number (Codex ordinal), when HasSeq;
-	// for KindRollback it is the number of turns undone.
+	// Seq is the harness's own sequence number (Codex ordinal), when HasSeq.
 	Seq    int64
 	HasSeq bool
+	// N is the number of turns a KindRollback undoes.
+	N int64
 
 	// Identities. Turn is the harness's turn id; Prompt the prompt id;
 	// Message groups the records of one message; UUID and Parent are the
@@ -272,7 +272,7 @@ func (a Act) Describe() string {
 	case KindOutput, KindReasoning:
 		b.WriteString(" stop=" + a.Stop.String())
 	case KindRollback:
-		kv("turns", strconv.FormatInt(a.Seq, 10))
+		kv("turns", strconv.FormatInt(a.N, 10))
 	}
 	kv("reason", a.Reason)
 	if a.Failed {

@@ -82,7 +82,7 @@ func (f *Fold) Add(a turn.Act) *Turn {
 		}
 	case turn.KindRollback:
 		if f.cur != nil {
-			f.cur.Notes = append(f.cur.Notes, "line "+strconv.Itoa(a.Pos.Line)+": "+strconv.FormatInt(a.Seq, 10)+" turn(s) rolled back")
+			f.cur.Notes = append(f.cur.Notes, "line "+strconv.Itoa(a.Pos.Line)+": "+strconv.FormatInt(a.N, 10)+" turn(s) rolled back")
 		}
 	case turn.KindUnknown:
 		if f.cur != nil {
@@ -278,7 +278,7 @@ func (f *Fold) damage(a turn.Act) {
 }
 
 func (f *Fold) checkSeq(a turn.Act) string {
-	if a.Kind == turn.KindDamage || a.Kind == turn.KindRollback {
+	if a.Kind == turn.KindDamage {
 		return ""
 	}
 	if f.hasSeq && a.Pos == f.lastSeqPos {
