@@ -3,7 +3,7 @@ package claude
 import (
 	"errors"
 	"fmt"
-	"time"
+	"sync"
 
 	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/internal/jsonscan"
@@ -28,6 +28,16 @@ type Codec struct{}
 func (Codec) Name() string          { return "claude-transcript" }
 func (Codec) Stream() events.Stream { return "claude_transcript" }
 
+type decoder struct {
+	b       []byte
+	rec     *Record
+	strs    objscan.Strings
+	hasType bool
+	content int // a content array read after the message, when its role came after it
+}
+
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
+
 // DecodeLine decodes one physical line; a blank line yields nothing.
 func (Codec) DecodeLine(dst []events.Event, line events.Line) ([]events.Event, error) {
 	b := line.Bytes
@@ -35,13 +45,14 @@ func (Codec) DecodeLine(dst []events.Event, line events.Line) ([]events.Event, e
 	if i == len(b) {
 		return dst, nil
 	}
-	rec, err := decodeRecord(b, i)
+	d := decoders.Get().(*decoder)
+	defer func() {
+		d.b, d.rec = nil, nil
+		decoders.Put(d)
+	}()
+	rec, err := d.decode(b, i)
 	if err != nil {
 		return dst, fmt.Errorf("claude: %w: %w", ErrNotRecord, err)
-	}
-	kind := events.Kind("claude." + rec.Type)
-	if rec.Subtype != "" {
-		kind = events.Kind("claude." + rec.Type + "/" + rec.Subtype)
 	}
 	return append(dst, events.Event{
 		Stream:     "claude_transcript",
@@ -49,179 +60,217 @@ func (Codec) DecodeLine(dst []events.Event, line events.Line) ([]events.Event, e
 		UUID:       rec.UUID,
 		ParentUUID: rec.ParentUUID,
 		Time:       events.Time{Ms: rec.TimeMs, OK: rec.TimeOK},
-		Kind:       kind,
+		Kind:       kindOf(rec),
 		Body:       rec,
 	}), nil
 }
 
-func decodeRecord(b []byte, i int) (*Record, error) {
-	rec := &Record{}
-	hasType := false
-	var message [2]int
-	str := func(dst *string, v int) (int, error) {
-		s, _, end, err := objscan.String(b, v, 1, maxDepth)
-		*dst = s
-		return end, err
-	}
-	flag := func(dst *bool, v int) (int, error) {
-		x, _, end, err := objscan.Bool(b, v, 1, maxDepth)
-		*dst = x
-		return end, err
-	}
-	end, err := objscan.Object(b, i, 1, maxDepth, func(key []byte, v int) (int, error) {
-		switch string(key) {
-		case "type":
-			s, ok, end, err := objscan.String(b, v, 1, maxDepth)
-			rec.Type, hasType = s, ok
-			return end, err
-		case "subtype":
-			return str(&rec.Subtype, v)
-		case "uuid":
-			return str(&rec.UUID, v)
-		case "parentUuid":
-			return str(&rec.ParentUUID, v)
-		case "logicalParentUuid":
-			return str(&rec.LogicalParentUUID, v)
-		case "sessionId":
-			return str(&rec.SessionID, v)
-		case "timestamp":
-			return str(&rec.Timestamp, v)
-		case "cwd":
-			return str(&rec.Cwd, v)
-		case "version":
-			return str(&rec.Version, v)
-		case "promptId":
-			return str(&rec.PromptID, v)
-		case "promptSource":
-			return str(&rec.PromptSource, v)
-		case "interruptedMessageId":
-			return str(&rec.InterruptedMessageID, v)
-		case "operation":
-			return str(&rec.Operation, v)
-		case "leafUuid":
-			return str(&rec.LeafUUID, v)
-		case "isSidechain":
-			return flag(&rec.IsSidechain, v)
-		case "isMeta":
-			return flag(&rec.IsMeta, v)
-		case "isCompactSummary":
-			return flag(&rec.IsCompactSummary, v)
-		case "isApiErrorMessage":
-			return flag(&rec.IsAPIErrorMessage, v)
-		case "interruptedByShutdown":
-			return flag(&rec.InterruptedByShutdown, v)
-		case "preventedContinuation":
-			return flag(&rec.PreventedContinuation, v)
-		case "origin":
-			if b[v] != '{' {
-				return objscan.Skip(b, v, 1, maxDepth)
-			}
-			return objscan.Object(b, v, 2, maxDepth, func(key []byte, v int) (int, error) {
-				if string(key) == "kind" {
-					s, _, end, err := objscan.String(b, v, 2, maxDepth)
-					rec.OriginKind = s
-					return end, err
-				}
-				return objscan.Skip(b, v, 2, maxDepth)
-			})
-		case "message":
-			end, err := objscan.Skip(b, v, 1, maxDepth)
-			message = [2]int{v, end}
-			return end, err
-		}
-		return objscan.Skip(b, v, 1, maxDepth)
-	})
+func (d *decoder) decode(b []byte, i int) (*Record, error) {
+	*d = decoder{b: b, rec: &Record{}, strs: d.strs, content: -1}
+	d.strs.Reset()
+	end, err := objscan.Object(b, i, 1, maxDepth, d.top)
 	if err != nil {
 		return nil, err
 	}
 	if j := jsonscan.SkipSpace(b, end); j != len(b) {
 		return nil, fmt.Errorf("byte %d: trailing bytes after the record", j)
 	}
-	if !hasType {
+	if !d.hasType {
 		return nil, errors.New("no type string")
 	}
-	if t, err := time.Parse(time.RFC3339Nano, rec.Timestamp); err == nil {
-		rec.TimeMs, rec.TimeOK = t.UnixMilli(), true
+	d.strs.Finish()
+	rec := d.rec
+	if d.content >= 0 {
+		d.blocks(d.content, rec.Type != TypeAssistant)
 	}
-	if message[1] > 0 && b[message[0]] == '{' {
-		decodeMessage(b[:message[1]], message[0], rec)
-	}
+	rec.TimeMs, rec.TimeOK = objscan.Timestamp(rec.Timestamp)
 	return rec, nil
 }
 
-// decodeMessage reads the message object (already validated). The role is
-// read before the content so that only user text is kept, whatever the
-// member order.
-func decodeMessage(b []byte, v int, rec *Record) {
-	content := -1
-	_, _ = objscan.Object(b, v, 2, maxDepth, func(key []byte, v int) (int, error) {
-		var dst *string
-		switch string(key) {
-		case "id":
-			dst = &rec.MessageID
-		case "role":
-			dst = &rec.Role
-		case "model":
-			dst = &rec.Model
-		case "stop_reason":
-			s, ok, end, err := objscan.String(b, v, 2, maxDepth)
-			rec.StopReason, rec.HasStopReason = s, ok
-			return end, err
-		case "content":
-			content = v
+func (d *decoder) top(key []byte, v int) (int, error) {
+	b, rec := d.b, d.rec
+	var dst *string
+	switch string(key) {
+	case "type":
+		ok, end, err := d.strs.Add(&rec.Type, b, v, 1, maxDepth)
+		d.hasType = ok
+		return end, err
+	case "subtype":
+		dst = &rec.Subtype
+	case "uuid":
+		dst = &rec.UUID
+	case "parentUuid":
+		dst = &rec.ParentUUID
+	case "logicalParentUuid":
+		dst = &rec.LogicalParentUUID
+	case "sessionId":
+		dst = &rec.SessionID
+	case "timestamp":
+		dst = &rec.Timestamp
+	case "cwd":
+		dst = &rec.Cwd
+	case "version":
+		dst = &rec.Version
+	case "promptId":
+		dst = &rec.PromptID
+	case "promptSource":
+		dst = &rec.PromptSource
+	case "interruptedMessageId":
+		dst = &rec.InterruptedMessageID
+	case "operation":
+		dst = &rec.Operation
+	case "leafUuid":
+		dst = &rec.LeafUUID
+	case "isSidechain":
+		return flag(&rec.IsSidechain, b, v)
+	case "isMeta":
+		return flag(&rec.IsMeta, b, v)
+	case "isCompactSummary":
+		return flag(&rec.IsCompactSummary, b, v)
+	case "isApiErrorMessage":
+		return flag(&rec.IsAPIErrorMessage, b, v)
+	case "interruptedByShutdown":
+		return flag(&rec.InterruptedByShutdown, b, v)
+	case "preventedContinuation":
+		return flag(&rec.PreventedContinuation, b, v)
+	case "origin":
+		if b[v] != '{' {
+			return objscan.Skip(b, v, 1, maxDepth)
 		}
-		if dst != nil {
-			s, _, end, err := objscan.String(b, v, 2, maxDepth)
+		return objscan.Object(b, v, 2, maxDepth, func(key []byte, v int) (int, error) {
+			if string(key) == "kind" {
+				_, end, err := d.strs.Add(&rec.OriginKind, b, v, 2, maxDepth)
+				return end, err
+			}
+			return objscan.Skip(b, v, 2, maxDepth)
+		})
+	case "message":
+		if b[v] != '{' {
+			return objscan.Skip(b, v, 1, maxDepth)
+		}
+		return objscan.Object(b, v, 2, maxDepth, d.message)
+	default:
+		return objscan.Skip(b, v, 1, maxDepth)
+	}
+	_, end, err := d.strs.Add(dst, b, v, 1, maxDepth)
+	return end, err
+}
+
+func flag(dst *bool, b []byte, v int) (int, error) {
+	x, _, end, err := objscan.Bool(b, v, 1, maxDepth)
+	*dst = x
+	return end, err
+}
+
+// message reads the message object in the same pass. Its content is walked
+// in place once the role says whether user text is kept (role precedes
+// content as Claude Code writes them); otherwise after the record.
+func (d *decoder) message(key []byte, v int) (int, error) {
+	b, rec := d.b, d.rec
+	var dst *string
+	switch string(key) {
+	case "id":
+		dst = &rec.MessageID
+	case "role":
+		s, _, end, err := objscan.String(b, v, 2, maxDepth)
+		rec.Role = s
+		return end, err
+	case "model":
+		dst = &rec.Model
+	case "stop_reason":
+		ok, end, err := d.strs.Add(&rec.StopReason, b, v, 2, maxDepth)
+		rec.HasStopReason = ok
+		return end, err
+	case "content":
+		switch {
+		case b[v] == '"' && rec.Role != "":
+			rec.ContentIsString = true
+			if rec.Role != "assistant" {
+				_, end, err := d.strs.Add(&rec.Text, b, v, 2, maxDepth)
+				return end, err
+			}
+			return objscan.Skip(b, v, 2, maxDepth)
+		case b[v] == '[' && rec.Role != "":
+			return d.blocks(v, rec.Role != "assistant")
+		}
+		end, err := objscan.Skip(b, v, 2, maxDepth)
+		if b[v] == '"' || b[v] == '[' {
+			d.content = v
+		}
+		return end, err
+	default:
+		return objscan.Skip(b, v, 2, maxDepth)
+	}
+	_, end, err := d.strs.Add(dst, b, v, 2, maxDepth)
+	return end, err
+}
+
+// blocks reads the content at b[v] (a string or an array of blocks).
+func (d *decoder) blocks(v int, keepText bool) (int, error) {
+	b, rec := d.b, d.rec
+	if b[v] == '"' {
+		rec.ContentIsString = true
+		s, _, end, err := objscan.String(b, v, 2, maxDepth)
+		if keepText {
+			rec.Text = s
+		}
+		return end, err
+	}
+	return objscan.Array(b, v, 3, maxDepth, func(e int) (int, error) {
+		if b[e] != '{' {
+			return objscan.Skip(b, e, 3, maxDepth)
+		}
+		var bl Block
+		end, err := objscan.Object(b, e, 4, maxDepth, func(key []byte, v int) (int, error) {
+			var dst *string
+			switch string(key) {
+			case "type":
+				dst = &bl.Type
+			case "id":
+				dst = &bl.ID
+			case "name":
+				dst = &bl.Name
+			case "tool_use_id":
+				dst = &bl.ToolUseID
+			case "is_error":
+				x, _, end, err := objscan.Bool(b, v, 4, maxDepth)
+				bl.IsError = x
+				return end, err
+			case "text":
+				if keepText {
+					dst = &bl.Text
+				}
+			}
+			if dst == nil {
+				return objscan.Skip(b, v, 4, maxDepth)
+			}
+			s, _, end, err := objscan.String(b, v, 4, maxDepth)
 			*dst = s
 			return end, err
-		}
-		return objscan.Skip(b, v, 2, maxDepth)
-	})
-	if content < 0 {
-		return
-	}
-	keepText := rec.Type != TypeAssistant
-	switch b[content] {
-	case '"':
-		rec.ContentIsString = true
-		if keepText {
-			rec.Text, _, _, _ = objscan.String(b, content, 2, maxDepth)
-		}
-	case '[':
-		_, _ = objscan.Array(b, content, 3, maxDepth, func(e int) (int, error) {
-			if b[e] != '{' {
-				return objscan.Skip(b, e, 3, maxDepth)
-			}
-			var bl Block
-			end, err := objscan.Object(b, e, 4, maxDepth, func(key []byte, v int) (int, error) {
-				var dst *string
-				switch string(key) {
-				case "type":
-					dst = &bl.Type
-				case "id":
-					dst = &bl.ID
-				case "name":
-					dst = &bl.Name
-				case "tool_use_id":
-					dst = &bl.ToolUseID
-				case "is_error":
-					x, _, end, err := objscan.Bool(b, v, 4, maxDepth)
-					bl.IsError = x
-					return end, err
-				case "text":
-					if keepText {
-						dst = &bl.Text
-					}
-				}
-				if dst != nil {
-					s, _, end, err := objscan.String(b, v, 4, maxDepth)
-					*dst = s
-					return end, err
-				}
-				return objscan.Skip(b, v, 4, maxDepth)
-			})
-			rec.Blocks = append(rec.Blocks, bl)
-			return end, err
 		})
+		rec.Blocks = append(rec.Blocks, bl)
+		return end, err
+	})
+}
+
+var kinds = func() map[[2]string]events.Kind {
+	m := map[[2]string]events.Kind{}
+	for _, t := range []string{TypeUser, TypeAssistant, TypeSystem, TypeAttachment, TypeSummary,
+		TypeFileHistorySnapshot, TypeQueueOperation, TypeProgress} {
+		m[[2]string{t, ""}] = events.Kind("claude." + t)
 	}
+	for _, st := range []string{"turn_duration", "stop_hook_summary", "compact_boundary", "api_error", "local_command", "informational"} {
+		m[[2]string{TypeSystem, st}] = events.Kind("claude.system/" + st)
+	}
+	return m
+}()
+
+func kindOf(rec *Record) events.Kind {
+	if k, ok := kinds[[2]string{rec.Type, rec.Subtype}]; ok {
+		return k
+	}
+	if rec.Subtype != "" {
+		return events.Kind("claude." + rec.Type + "/" + rec.Subtype)
+	}
+	return events.Kind("claude." + rec.Type)
 }

@@ -50,10 +50,15 @@ type Record struct {
 	// NumTurns is thread_rolled_back.num_turns.
 	NumTurns int64
 
-	// session_meta
+	// Meta is set for session_meta and turn_context records.
+	Meta *Meta
+}
+
+// Meta is what session_meta (the session's identity, first one canonical)
+// and turn_context (a turn's settings) say.
+type Meta struct {
 	Cwd, CLIVersion, Originator, Source, ForkedFromID, HistoryMode string
-	// turn_context
-	Model string
+	Model                                                          string
 }
 
 // Describe is the record's stable one-line body text.
@@ -81,11 +86,13 @@ func (r *Record) Describe() string {
 	kv("reason", r.Reason)
 	kv("kind", r.Kind)
 	kv("status", r.Status)
-	kv("cwd", r.Cwd)
-	kv("cli", r.CLIVersion)
-	kv("source", r.Source)
-	kv("history", r.HistoryMode)
-	kv("model", r.Model)
+	if m := r.Meta; m != nil {
+		kv("cwd", m.Cwd)
+		kv("cli", m.CLIVersion)
+		kv("source", m.Source)
+		kv("history", m.HistoryMode)
+		kv("model", m.Model)
+	}
 	if r.PayloadType == "thread_rolled_back" {
 		kv("num_turns", strconv.FormatInt(r.NumTurns, 10))
 	}

@@ -52,6 +52,10 @@ func Object(b []byte, i, depth, maxDepth int, member Member) (int, error) {
 			return 0, syntax(b, i, "after object key")
 		}
 		i = jsonscan.SkipSpace(b, i+1)
+		if i >= len(b) {
+			// Members may index b[v]: a value is always there when called.
+			return 0, syntax(b, i, "")
+		}
 		if i, err = member(key, i); err != nil {
 			return 0, err
 		}
@@ -84,6 +88,9 @@ func Array(b []byte, i, depth, maxDepth int, elem func(v int) (int, error)) (int
 		return i + 1, nil
 	}
 	for {
+		if i >= len(b) {
+			return 0, syntax(b, i, "")
+		}
 		var err error
 		if i, err = elem(i); err != nil {
 			return 0, err
