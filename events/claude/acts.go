@@ -54,7 +54,23 @@ func (Mapper) Map(dst []turn.Act, ev events.Event) []turn.Act {
 			a.Kind = turn.KindNote
 		}
 		return append(dst, a)
-	case TypeAttachment, TypeSummary, TypeFileHistorySnapshot, TypeQueueOperation, TypeProgress,
+	case TypeAttachment:
+		a := base
+		if r.AttachmentType != "queued_command" {
+			a.Kind = turn.KindNote
+			return append(dst, a)
+		}
+		// A message the person typed while the turn ran, delivered into it
+		// (the 2.1.328 bundle writes these as queued_command attachments).
+		a.Kind, a.Text, a.Steer = turn.KindPrompt, r.AttachmentPrompt, true
+		q := Record{OriginKind: r.AttachmentOrigin}
+		a.Source, a.Origin, a.Reason = source(&q, r.AttachmentPrompt)
+		if r.AttachmentOrigin == "" && a.Source == turn.SourceUser {
+			// A queued command is typed input by its record type.
+			a.Origin = events.OriginStructural
+		}
+		return append(dst, a)
+	case TypeSummary, TypeFileHistorySnapshot, TypeQueueOperation, TypeProgress,
 		"permission-mode", "last-prompt", "custom-title", "tag", "agent-name", "pr-link":
 		a := base
 		a.Kind = turn.KindNote

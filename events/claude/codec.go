@@ -149,6 +149,11 @@ func (d *decoder) top(key []byte, v int) (int, error) {
 			return objscan.Skip(b, v, 1, maxDepth)
 		}
 		return objscan.Object(b, v, 2, maxDepth, d.message)
+	case "attachment":
+		if b[v] != '{' {
+			return objscan.Skip(b, v, 1, maxDepth)
+		}
+		return objscan.Object(b, v, 2, maxDepth, d.attachment)
 	default:
 		return objscan.Skip(b, v, 1, maxDepth)
 	}
@@ -160,6 +165,53 @@ func flag(dst *bool, b []byte, v int) (int, error) {
 	x, _, end, err := objscan.Bool(b, v, 1, maxDepth)
 	*dst = x
 	return end, err
+}
+
+// attachment reads an attachment's type and, for a queued_command, its
+// prompt (a string, or text blocks) and origin kind.
+func (d *decoder) attachment(key []byte, v int) (int, error) {
+	b, rec := d.b, d.rec
+	switch string(key) {
+	case "type":
+		_, end, err := d.strs.Add(&rec.AttachmentType, b, v, 2, maxDepth)
+		return end, err
+	case "prompt":
+		if b[v] == '[' {
+			var parts []byte
+			end, err := objscan.Array(b, v, 3, maxDepth, func(e int) (int, error) {
+				if b[e] != '{' {
+					return objscan.Skip(b, e, 3, maxDepth)
+				}
+				return objscan.Object(b, e, 4, maxDepth, func(key []byte, v int) (int, error) {
+					if string(key) != "text" {
+						return objscan.Skip(b, v, 4, maxDepth)
+					}
+					s, _, end, err := objscan.String(b, v, 4, maxDepth)
+					if len(parts) > 0 {
+						parts = append(parts, '\n')
+					}
+					parts = append(parts, s...)
+					return end, err
+				})
+			})
+			rec.AttachmentPrompt = string(parts)
+			return end, err
+		}
+		_, end, err := d.strs.Add(&rec.AttachmentPrompt, b, v, 2, maxDepth)
+		return end, err
+	case "origin":
+		if b[v] != '{' {
+			return objscan.Skip(b, v, 2, maxDepth)
+		}
+		return objscan.Object(b, v, 3, maxDepth, func(key []byte, v int) (int, error) {
+			if string(key) == "kind" {
+				_, end, err := d.strs.Add(&rec.AttachmentOrigin, b, v, 3, maxDepth)
+				return end, err
+			}
+			return objscan.Skip(b, v, 3, maxDepth)
+		})
+	}
+	return objscan.Skip(b, v, 2, maxDepth)
 }
 
 // message reads the message object in the same pass. Its content is walked

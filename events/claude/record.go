@@ -46,6 +46,9 @@ type Record struct {
 	PreventedContinuation bool
 	Operation             string // queue-operation
 	LeafUUID              string // summary
+	// Attachment is an attachment record's attachment: its type, and for a
+	// queued_command the prompt and its origin kind.
+	AttachmentType, AttachmentPrompt, AttachmentOrigin string
 
 	// The message. Content is a string (ContentIsString, Text) or blocks.
 	MessageID       string
@@ -99,6 +102,11 @@ func (r *Record) Describe() string {
 	flag("preventedContinuation", r.PreventedContinuation)
 	kv("op", r.Operation)
 	kv("leaf", r.LeafUUID)
+	kv("attachment", r.AttachmentType)
+	kv("attachmentOrigin", r.AttachmentOrigin)
+	if r.AttachmentPrompt != "" {
+		b.WriteString(" " + strconv.Quote(shorten(r.AttachmentPrompt, 40)))
+	}
 	kv("msg", r.MessageID)
 	if r.Type == TypeAssistant {
 		if r.HasStopReason {

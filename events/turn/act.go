@@ -229,6 +229,10 @@ type Act struct {
 	// Side marks a record of another stream written into this file (Claude
 	// Code sidechains): it is never part of the main conversation's turns.
 	Side bool
+	// Steer marks a prompt delivered into the running turn rather than
+	// starting one (Claude Code's queued_command attachments, Qwen's
+	// mid_turn_user_message).
+	Steer bool
 
 	// Damage is the positioned decode error of a KindDamage act.
 	Damage *events.Error
@@ -283,6 +287,9 @@ func (a Act) Describe() string {
 	}
 	if a.Side {
 		b.WriteString(" side")
+	}
+	if a.Steer {
+		b.WriteString(" steer")
 	}
 	if a.Text != "" {
 		b.WriteString(" " + strconv.Quote(shorten(a.Text, 40)))

@@ -41,13 +41,13 @@ var ProvenanceCarried guards.Guard[*turnfold.Evidence] = guards.Func("provenance
 	return "a person's prompt inferred from content, not carried by a field, at " + strings.Join(guessed, "; ")
 })
 
-// PromptsIntact allows unless a line that did not decode lies inside the
-// turn or just before it: it may have been one of the turn's prompts, and a
+// PromptsIntact allows unless a line that did not decode lies in the gap
+// just before the turn: it may have been a prompt the person sent, and a
 // resume that sends the rest would send part of what the person asked.
+// (Damage inside the turn leaves it unknown, so it never gets this far.)
 var PromptsIntact guards.Guard[*turnfold.Evidence] = guards.Func("prompts-intact", func(e *turnfold.Evidence) string {
-	t := e.Turn
-	if len(t.Damage)+len(t.DamageBefore) == 0 {
+	if len(e.Turn.DamageBefore) == 0 {
 		return ""
 	}
-	return "undecodable line(s) at " + positions(append(append([]events.Position(nil), t.DamageBefore...), t.Damage...)) + " may have held a prompt"
+	return "undecodable line(s) just before the turn at " + positions(e.Turn.DamageBefore) + " may have held a prompt"
 })

@@ -179,8 +179,9 @@ func (f *Fold) prompt(a turn.Act) *Turn {
 	case f.cur != nil && !f.cur.HasEnd && f.cur.Explicit:
 		// Input inside an explicitly opened turn belongs to it (the turn's
 		// own prompt, or input steered into the running turn).
-	case f.cur != nil && !f.cur.HasEnd && a.Source != turn.SourceUser:
-		// Delivered into the open turn (a notification at a tool boundary).
+	case f.cur != nil && !f.cur.HasEnd && (a.Source != turn.SourceUser || a.Steer):
+		// Delivered into the open turn (a notification at a tool boundary,
+		// a person's message queued while the turn ran).
 	case triggers(a.Source):
 		closed = f.open(a, false)
 		f.cur.Initiator = a.Source
