@@ -97,13 +97,7 @@ func (c Claude) ByID(fsys vfs.FS, id string) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	var m []Session
-	for _, s := range l.Sessions {
-		if s.ID == id {
-			m = append(m, s)
-		}
-	}
-	return single(m, "claude", id)
+	return byID(l, "claude", id)
 }
 
 // ByWorkspace lists the transcripts of workspace cwd: the project directory

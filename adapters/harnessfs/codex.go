@@ -104,13 +104,7 @@ func (c Codex) ByID(fsys vfs.FS, id string) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	var m []Session
-	for _, s := range l.Sessions {
-		if s.ID == id {
-			m = append(m, s)
-		}
-	}
-	return single(m, "codex", id)
+	return byID(l, "codex", id)
 }
 
 // ByWorkspace lists the sessions whose first session_meta names cwd (Codex

@@ -87,7 +87,14 @@ func entries(fsys vfs.FS, dir string, l *Listing) (files, dirs []string, err err
 	return files, dirs, nil
 }
 
-func single(matches []Session, harness, id string) (Session, error) {
+// byID picks the one session of l named id.
+func byID(l Listing, harness, id string) (Session, error) {
+	var matches []Session
+	for _, s := range l.Sessions {
+		if s.ID == id {
+			matches = append(matches, s)
+		}
+	}
 	switch len(matches) {
 	case 0:
 		return Session{}, fmt.Errorf("harnessfs: %s %s: %w", harness, id, ErrNotFound)

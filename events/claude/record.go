@@ -3,6 +3,8 @@ package claude
 import (
 	"strconv"
 	"strings"
+
+	"github.com/tailproof/tailproof/events/internal/objscan"
 )
 
 // Record types of Claude Code transcripts. user, assistant, system and
@@ -105,7 +107,7 @@ func (r *Record) Describe() string {
 	kv("attachment", r.AttachmentType)
 	kv("attachmentOrigin", r.AttachmentOrigin)
 	if r.AttachmentPrompt != "" {
-		b.WriteString(" " + strconv.Quote(shorten(r.AttachmentPrompt, 40)))
+		b.WriteString(" " + strconv.Quote(objscan.Shorten(r.AttachmentPrompt, 40)))
 	}
 	kv("msg", r.MessageID)
 	if r.Type == TypeAssistant {
@@ -116,7 +118,7 @@ func (r *Record) Describe() string {
 		}
 	}
 	if r.ContentIsString {
-		b.WriteString(" " + strconv.Quote(shorten(r.Text, 40)))
+		b.WriteString(" " + strconv.Quote(objscan.Shorten(r.Text, 40)))
 	}
 	if len(r.Blocks) > 0 {
 		b.WriteString(" [")
@@ -135,20 +137,10 @@ func (r *Record) Describe() string {
 				}
 				b.WriteString(")")
 			case bl.Text != "":
-				b.WriteString(" " + strconv.Quote(shorten(bl.Text, 40)))
+				b.WriteString(" " + strconv.Quote(objscan.Shorten(bl.Text, 40)))
 			}
 		}
 		b.WriteString("]")
 	}
 	return b.String()
-}
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }

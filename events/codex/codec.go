@@ -217,7 +217,7 @@ func (d *decoder) texts() {
 	case rec.Type == ItemEventMsg && rec.PayloadType == "error":
 		if d.message.end > 0 {
 			s, _, _, _ := objscan.String(b, d.message.start, 2, maxDepth)
-			rec.Reason = shorten(s, 200)
+			rec.Reason = objscan.Shorten(s, 200)
 		}
 	case rec.Type == ItemResponseItem && rec.PayloadType == "message" && rec.Role != "assistant" && d.content.end > 0:
 		rec.Text, rec.HasText = inputText(b, d.content.start), true
@@ -272,14 +272,4 @@ func kindOf(rec *Record) events.Kind {
 		return events.Kind("codex." + rec.Type + "/" + rec.PayloadType)
 	}
 	return events.Kind("codex." + rec.Type)
-}
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }

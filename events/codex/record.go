@@ -3,6 +3,8 @@ package codex
 import (
 	"strconv"
 	"strings"
+
+	"github.com/tailproof/tailproof/events/internal/objscan"
 )
 
 // RolloutItem types (the `type` of a RolloutLine), codex-rs
@@ -97,11 +99,7 @@ func (r *Record) Describe() string {
 		kv("num_turns", strconv.FormatInt(r.NumTurns, 10))
 	}
 	if r.HasText {
-		t := r.Text
-		if len(t) > 40 {
-			t = t[:40] + "…"
-		}
-		b.WriteString(" " + strconv.Quote(t))
+		b.WriteString(" " + strconv.Quote(objscan.Shorten(r.Text, 40)))
 	}
 	return b.String()
 }

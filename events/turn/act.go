@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/internal/objscan"
 )
 
 // Kind is what a record does, whatever harness wrote it.
@@ -292,7 +293,7 @@ func (a Act) Describe() string {
 		b.WriteString(" steer")
 	}
 	if a.Text != "" {
-		b.WriteString(" " + strconv.Quote(shorten(a.Text, 40)))
+		b.WriteString(" " + strconv.Quote(objscan.Shorten(a.Text, 40)))
 	}
 	if a.Damage != nil {
 		b.WriteString(" " + damageClass(a.Damage))
@@ -312,15 +313,4 @@ func damageClass(e *events.Error) string {
 		return "too-long"
 	}
 	return "damage"
-}
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -92,3 +92,16 @@ func Timestamp(s string) (ms int64, ok bool) {
 	}
 	return t.UnixMilli(), true
 }
+
+// Shorten cuts s to at most n bytes on a UTF-8 boundary, marking the cut
+// with "…": for the one-line Describe forms, which must stay short and
+// valid whatever a record holds.
+func Shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
