@@ -111,6 +111,10 @@ func (d *decoder) decode(b []byte, i int) (*Record, error) {
 			return nil, errors.New(rec.Type + " payload without a type")
 		}
 		d.texts()
+	default:
+		// An item this codec does not model: its payload was validated,
+		// and its members say nothing this codec names.
+		rec.PayloadType = ""
 	}
 	rec.TimeMs, rec.TimeOK = objscan.Timestamp(rec.Timestamp)
 	return rec, nil

@@ -235,8 +235,11 @@ type Act struct {
 	// mid_turn_user_message).
 	Steer bool
 
-	// Damage is the positioned decode error of a KindDamage act.
+	// Damage is the positioned decode error of a KindDamage act; Torn says
+	// it is a final fragment never written whole (see Unterminated), the
+	// only damage that may be discarded.
 	Damage *events.Error
+	Torn   bool
 	// Native is the native event kind the act came from, for traces.
 	Native events.Kind
 }
@@ -297,6 +300,9 @@ func (a Act) Describe() string {
 	}
 	if a.Damage != nil {
 		b.WriteString(" " + damageClass(a.Damage))
+		if a.Damage.Kind == events.ErrTornTail && !a.Torn {
+			b.WriteString("(terminated)")
+		}
 	}
 	return b.String()
 }

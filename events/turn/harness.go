@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"iter"
+	"strings"
 
 	"github.com/tailproof/tailproof/events"
 )
@@ -33,6 +34,15 @@ type Harness struct {
 	Options events.Options
 }
 
+// Unterminated reports whether a torn-tail error is a final segment
+// without a newline — a fragment that was never written whole. events.Decode
+// also classifies as torn tail a final line that ends in a newline but does
+// not decode, and every bad line between it and the end; such a line was
+// written whole (a splice, garbage), and its bytes may have held records.
+func Unterminated(e *events.Error) bool {
+	return errors.Is(e, events.ErrTornTail) && strings.HasPrefix(e.Detail, "final fragment has no newline")
+}
+
 // Read streams the acts of the session file r. Lines that do not decode are
 // not dropped: each becomes a KindDamage act at its position, classified torn
 // tail, corrupt or too long by events.Decode, so the fold can tell a turn
@@ -48,7 +58,7 @@ func Read(r io.Reader, h Harness) iter.Seq2[Act, error] {
 					yield(Act{}, err)
 					return
 				}
-				if !yield(Act{Kind: KindDamage, Pos: de.Pos, Damage: de}, nil) {
+				if !yield(Act{Kind: KindDamage, Pos: de.Pos, Damage: de, Torn: Unterminated(de)}, nil) {
 					return
 				}
 				continue

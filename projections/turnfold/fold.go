@@ -261,7 +261,10 @@ func (f *Fold) end(a turn.Act) {
 }
 
 func (f *Fold) damage(a turn.Act) {
-	torn := a.Damage != nil && a.Damage.Kind == events.ErrTornTail
+	// Only a final fragment without its newline was never written whole; a
+	// whole line at the end that does not decode (two records spliced by
+	// concurrent writers, Claude Code #81843) may have held the turn's end.
+	torn := a.Torn
 	switch {
 	case torn && f.cur != nil && !f.cur.HasEnd:
 		p := a.Pos
