@@ -56,6 +56,14 @@ func (f *Fold) Add(a turn.Act) *Turn {
 	var closed *Turn
 	switch a.Kind {
 	case turn.KindTurnStart:
+		if t := f.cur; t != nil && !t.HasEnd && !t.Explicit && t.LastProgress == turn.KindPrompt && t.Outputs == 0 && len(t.Calls) == 0 {
+			// Input recorded just before the start that opens its turn: the
+			// start adopts it rather than leaving a turn of prompts alone
+			// (which would be decided interrupted and lose its prompts
+			// from the real turn's resume plan).
+			t.Explicit, t.ID, t.Last = true, a.Turn, a.Pos
+			break
+		}
 		closed = f.open(a, true)
 	case turn.KindPrompt:
 		closed = f.prompt(a)
