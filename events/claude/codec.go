@@ -34,6 +34,17 @@ type decoder struct {
 	strs    objscan.Strings
 	hasType bool
 	content int // a content array read after the message, when its role came after it
+	// slab hands out Records a chunk at a time (see events/codex).
+	slab []Record
+}
+
+func (d *decoder) newRecord() *Record {
+	if len(d.slab) == 0 {
+		d.slab = make([]Record, 32)
+	}
+	r := &d.slab[0]
+	d.slab = d.slab[1:]
+	return r
 }
 
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
@@ -66,7 +77,8 @@ func (Codec) DecodeLine(dst []events.Event, line events.Line) ([]events.Event, e
 }
 
 func (d *decoder) decode(b []byte, i int) (*Record, error) {
-	*d = decoder{b: b, rec: &Record{}, strs: d.strs, content: -1}
+	*d = decoder{b: b, strs: d.strs, content: -1, slab: d.slab}
+	d.rec = d.newRecord()
 	d.strs.Reset()
 	end, err := objscan.Object(b, i, 1, maxDepth, d.top)
 	if err != nil {
