@@ -78,12 +78,12 @@ func Timestamp(s string) (ms int64, ok bool) {
 			return v
 		}
 		y, mo, d, h, mi, se, frac := n(0, 4), n(5, 2), n(8, 2), n(11, 2), n(14, 2), n(17, 2), n(20, 3)
-		if y >= 0 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 && h < 24 && mi >= 0 && mi < 60 && se >= 0 && se < 60 && frac >= 0 {
-			t := time.Date(y, time.Month(mo), d, h, mi, se, frac*1e6, time.UTC)
-			if t.Day() == d { // rejects Feb 30 and the like, as time.Parse does
-				return t.UnixMilli(), true
+		if y >= 0 && mo >= 1 && mo <= 12 && d >= 1 && h >= 0 && h < 24 && mi >= 0 && mi < 60 && se >= 0 && se < 60 && frac >= 0 {
+			if d > daysIn(y, mo) {
+				return 0, false // Feb 30 and the like, as time.Parse refuses them
 			}
-			return 0, false
+			days := daysFromCivil(y, mo, d)
+			return ((days*24+int64(h))*60+int64(mi))*60000 + int64(se)*1000 + int64(frac), true
 		}
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
@@ -104,4 +104,35 @@ func Shorten(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+func daysIn(y, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to y-m-d in the
+// proleptic Gregorian calendar (H. Hinnant's days_from_civil), in integer
+// arithmetic: the fast path must not cost a time.Date per record.
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
 }
