@@ -10,18 +10,52 @@ import (
 )
 
 // Claude is the layout of Claude Code's transcripts: $CLAUDE_CONFIG_DIR
-// (default ~/.claude), projects/<sanitized cwd>/<session id>.jsonl.
+// (default ~/.claude), projects/<ProjectName(cwd)>/<session id>.jsonl.
 // Subagent transcripts live below projects/<…>/<session id>/subagents/ and
 // are not sessions of their own.
-type Claude struct{ ConfigDir string }
+type Claude struct {
+	ConfigDir string
+	// ProjectDir, when set, is the project directory name for every
+	// workspace: Claude Code 2.1.328 uses $CLAUDE_CODE_PROJECT_DIR_NAME so
+	// when $CLAUDE_CONFIG_DIR is set and the name is 1-64 of
+	// [A-Za-z0-9_-] and not a reserved Windows device name.
+	ProjectDir string
+}
 
-// ClaudeConfigDir resolves Claude Code's root: $CLAUDE_CONFIG_DIR, else
-// <home>/.claude.
+// ClaudeConfigDir resolves Claude Code's layout from the environment as the
+// 2.1.328 bundle does: the root is $CLAUDE_CONFIG_DIR, else <home>/.claude
+// (Claude Code also NFC-normalizes it; tailproof does not); with
+// $CLAUDE_CONFIG_DIR set, a valid $CLAUDE_CODE_PROJECT_DIR_NAME names the
+// project directory.
 func ClaudeConfigDir(env Env, home string) Claude {
-	if d := env("CLAUDE_CONFIG_DIR"); d != "" {
-		return Claude{ConfigDir: d}
+	d := env("CLAUDE_CONFIG_DIR")
+	if d == "" {
+		return Claude{ConfigDir: filepath.Join(home, ".claude")}
 	}
-	return Claude{ConfigDir: filepath.Join(home, ".claude")}
+	c := Claude{ConfigDir: d}
+	if n := env("CLAUDE_CODE_PROJECT_DIR_NAME"); validProjectDir(n) {
+		c.ProjectDir = n
+	}
+	return c
+}
+
+func validProjectDir(n string) bool {
+	if n == "" || len(n) > 64 {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	switch l := strings.ToLower(n); {
+	case l == "con" || l == "prn" || l == "aux" || l == "nul":
+		return false
+	case len(l) == 4 && (strings.HasPrefix(l, "com") || strings.HasPrefix(l, "lpt")) && l[3] >= '0' && l[3] <= '9':
+		return false
+	}
+	return true
 }
 
 // maxProjectName is the length past which Claude Code cuts a sanitized
@@ -108,6 +142,9 @@ func (c Claude) ByWorkspace(fsys vfs.FS, cwd string) (Listing, error) {
 	var l Listing
 	root := filepath.Join(c.ConfigDir, "projects")
 	name := ProjectName(cwd)
+	if c.ProjectDir != "" {
+		name = c.ProjectDir
+	}
 	_, projects, err := entries(fsys, root, &l)
 	if err != nil {
 		return l, err

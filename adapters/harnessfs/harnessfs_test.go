@@ -257,3 +257,29 @@ func TestRealSymlinksOut(t *testing.T) {
 		t.Fatalf("claude sessions %+v %v", all, err)
 	}
 }
+
+func TestClaudeProjectDirOverride(t *testing.T) {
+	env := func(m map[string]string) harnessfs.Env { return func(k string) string { return m[k] } }
+	for _, c := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{"CLAUDE_CODE_PROJECT_DIR_NAME": "shared"}, ""}, // only with CLAUDE_CONFIG_DIR
+		{map[string]string{"CLAUDE_CONFIG_DIR": "/c", "CLAUDE_CODE_PROJECT_DIR_NAME": "shared"}, "shared"},
+		{map[string]string{"CLAUDE_CONFIG_DIR": "/c", "CLAUDE_CODE_PROJECT_DIR_NAME": "../up"}, ""},
+		{map[string]string{"CLAUDE_CONFIG_DIR": "/c", "CLAUDE_CODE_PROJECT_DIR_NAME": "COM1"}, ""},
+		{map[string]string{"CLAUDE_CONFIG_DIR": "/c", "CLAUDE_CODE_PROJECT_DIR_NAME": strings.Repeat("a", 65)}, ""},
+	} {
+		if got := harnessfs.ClaudeConfigDir(env(c.vars), "/home/u").ProjectDir; got != c.want {
+			t.Errorf("%v: project dir %q, want %q", c.vars, got, c.want)
+		}
+	}
+	m := memory.NewFS()
+	if err := m.WriteFile("/c/projects/shared/"+id1+".jsonl", []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cl := harnessfs.ClaudeConfigDir(env(map[string]string{"CLAUDE_CONFIG_DIR": "/c", "CLAUDE_CODE_PROJECT_DIR_NAME": "shared"}), "/home/u")
+	if l, err := cl.ByWorkspace(m, "/any/where"); err != nil || len(l.Sessions) != 1 {
+		t.Fatalf("override: %+v %v", l, err)
+	}
+}
