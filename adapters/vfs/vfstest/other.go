@@ -2,7 +2,10 @@
 
 package vfstest
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 // SmallDisk skips: mounting a tmpfs needs Linux.
 func SmallDisk(t testing.TB, size int) string {
@@ -15,3 +18,9 @@ func Fill(t testing.TB, dir string) func() { t.Skip("vfstest: needs Linux"); ret
 
 // PageRoom is not reached: SmallDisk skipped.
 func PageRoom(size int64) int64 { return 0 }
+
+// PTY skips: the pseudo-terminal helper is Linux's.
+func PTY(t testing.TB) (master, slave *os.File) { t.Skip("vfstest: needs Linux"); return nil, nil }
+
+// ReadPTY is not reached: PTY skipped.
+func ReadPTY(t testing.TB, master *os.File, until string) string { return "" }
