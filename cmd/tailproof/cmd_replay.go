@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
+	"github.com/tailproof/tailproof/events"
 )
 
 func init() {
@@ -104,7 +106,7 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	bar.Done()
 	out := decide(ctx, s, decideAt, f.reference, f.now)
-	w.outcome(out, total, crash)
+	w.outcome(out, total, crash, replayWarnings(s, f))
 	if f.html != "" {
 		crashPoint := -1
 		if crash {
@@ -143,6 +145,33 @@ func loadReplaySession(ctx context.Context, f replayFlags) (*session, error) {
 	}
 	s, err := loadStore(ctx, sess.Store, sess.ID, name)
 	return s, cli.WithCode(cli.Input, err)
+}
+
+// replayWarnings are the input warnings of the files replayed: lines that
+// did not decode, counted with their first positions.
+func replayWarnings(s *session, f replayFlags) []string {
+	paths := [2]string{f.sf.ledger, f.sf.transcript}
+	roles := [2]string{"ledger", "transcript"}
+	if s.dsh {
+		paths, roles = [2]string{f.dsh}, [2]string{"dsh log"}
+	} else if f.sf.session != "" {
+		paths = [2]string{"of session " + f.sf.session, "of session " + f.sf.session}
+	}
+	out := []string{}
+	for i, src := range s.ev.Sources {
+		if roles[i] == "" || !s.exists[i] {
+			continue
+		}
+		rep := cli.FileReport{Path: paths[i], Present: true, Checked: true, Records: new(len(src.Events)), Undecodable: len(src.Bad)}
+		for _, b := range src.Bad {
+			rep.TornTail = errors.Is(b, events.ErrTornTail)
+			if len(rep.First) < cli.FirstPositions {
+				rep.First = append(rep.First, cli.Position{Line: b.Pos.Line, Offset: b.Pos.Offset, Reason: b.Detail})
+			}
+		}
+		out = append(out, rep.Warnings(roles[i])...)
+	}
+	return out
 }
 
 // replayWriter prints steps and outcomes as text or JSON lines, keeping the
@@ -185,15 +214,21 @@ func (r *replayWriter) step(s step, total int) {
 	}
 }
 
-func (r *replayWriter) outcome(o outcome, total int, crash bool) {
+func (r *replayWriter) outcome(o outcome, total int, crash bool, warnings []string) {
 	if r.json {
 		r.encode(struct {
-			Decision outcome `json:"decision"`
-			Events   int     `json:"events"`
-			Crash    bool    `json:"crash"`
-		}{o, total, crash})
+			Decision outcome  `json:"decision"`
+			Events   int      `json:"events"`
+			Crash    bool     `json:"crash"`
+			Warnings []string `json:"warnings"`
+		}{o, total, crash, warnings})
 		return
 	}
+	defer func() {
+		for _, l := range warnings {
+			r.printf("  warning:  %s\n", l)
+		}
+	}()
 	if crash {
 		r.printf("\ncrash right after event %d of %d; recovery (dry run, in memory) would decide:\n", o.At, total)
 	} else {
@@ -290,6 +325,9 @@ func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, st
 			}
 		}
 		w.printf("\n")
+		for _, l := range replayWarnings(s, f) {
+			w.printf("warning: %s\n", l)
+		}
 	}
 	if f.html != "" {
 		if err := writeReplayHTML(f.html, s, decide(ctx, s, s.ev.Len(), f.reference, f.now), -1); err != nil {

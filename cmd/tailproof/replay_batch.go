@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
@@ -123,13 +122,16 @@ func readOptional(fsys vfs.FS, path string) ([]byte, bool, error) {
 }
 
 func runReplayBatch(ctx context.Context, f replayFlags, stdout, stderr io.Writer) error {
-	fsys, err := vfs.Within(f.dir)
-	switch {
+	switch st, err := os.Stat(f.dir); {
 	case errors.Is(err, fs.ErrNotExist):
 		return cli.Inputf("--dir %s does not exist", f.dir)
-	case errors.Is(err, syscall.ENOTDIR):
-		return cli.Inputf("--dir %s is not a directory", f.dir)
 	case err != nil:
+		return cli.WithCode(cli.Input, fmt.Errorf("--dir %s: %w", f.dir, err))
+	case !st.IsDir():
+		return cli.Inputf("--dir %s is %s, not a directory", f.dir, vfs.Describe(st.Mode()))
+	}
+	fsys, err := vfs.Within(f.dir)
+	if err != nil {
 		return cli.WithCode(cli.Input, fmt.Errorf("--dir %s: %w", f.dir, err))
 	}
 	defer fsys.Close()

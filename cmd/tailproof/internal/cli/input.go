@@ -64,13 +64,15 @@ func (r InputReport) Warnings() []string {
 		r    *FileReport
 	}{{"ledger", r.Ledger}, {"transcript", r.Transcript}} {
 		if f.r != nil {
-			out = append(out, f.r.warnings(f.role)...)
+			out = append(out, f.r.Warnings(f.role)...)
 		}
 	}
 	return out
 }
 
-func (f *FileReport) warnings(role string) []string {
+// Warnings is the report's line for people, for a file in the given role
+// ("ledger", "transcript", "dsh log").
+func (f *FileReport) Warnings(role string) []string {
 	switch {
 	case !f.Present:
 		return []string{fmt.Sprintf("%s %s: absent: %s", role, f.Path, f.Note)}

@@ -85,7 +85,7 @@ func OpenFiles(ledgerPath, transcriptPath string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{fsys: fsys, Ledger: FileReport{Path: ledgerPath}, Transcript: FileReport{Path: transcriptPath}}
+	s := &Session{fsys: fsys, Ledger: FileReport{Path: ledgerPath, First: []Position{}}, Transcript: FileReport{Path: transcriptPath, First: []Position{}}}
 	for _, f := range []struct {
 		flag string
 		rep  *FileReport
@@ -151,7 +151,7 @@ func OpenQwen(runtimeDir, cwd, id string) (*Session, error) {
 		st, err := fsys.Stat(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return FileReport{Path: p}, nil
+			return FileReport{Path: p, First: []Position{}}, nil
 		case errors.Is(err, vfs.ErrOutsideRoot):
 			return FileReport{}, Inputf("%s %s is a symbolic link leading out of the runtime directory %s: tailproof reads and writes only inside it", role, p, runtimeDir)
 		case err != nil:
@@ -159,7 +159,7 @@ func OpenQwen(runtimeDir, cwd, id string) (*Session, error) {
 		case !st.Mode().IsRegular():
 			return FileReport{}, Inputf("%s %s is %s, not a regular file", role, p, vfs.Describe(st.Mode()))
 		}
-		return FileReport{Path: p, Present: true}, nil
+		return FileReport{Path: p, Present: true, First: []Position{}}, nil
 	}
 	if s.Transcript, err = present(jsonl.Active, "transcript"); err != nil {
 		return fail(err)
