@@ -11,14 +11,13 @@ import (
 
 func TestQuotaShortWritesAndGivesBackOnTruncate(t *testing.T) {
 	q := memory.NewQuota(memory.NewFS(), 10)
-	f, err := q.OpenFile("/d/f", os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
-	if err == nil {
+	if _, err := q.OpenFile("/d/f", os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600); err == nil {
 		t.Fatal("opened a file in a missing directory")
 	}
 	if err := q.MkdirAll("/d", 0o700); err != nil {
 		t.Fatal(err)
 	}
-	f, err = q.OpenFile("/d/f", os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := q.OpenFile("/d/f", os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}

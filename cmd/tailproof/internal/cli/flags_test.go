@@ -13,10 +13,9 @@ func TestFlagSetContract(t *testing.T) {
 		return fs, fs.Int("runs", 10, "how many")
 	}
 	var out bytes.Buffer
-	fs, _ := mk()
 	for _, help := range []string{"-h", "--help", "-help"} {
 		out.Reset()
-		fs, _ = mk()
+		fs, _ := mk()
 		if err := fs.Parse([]string{help}, &out); !errors.Is(err, errHelp) {
 			t.Fatalf("%s: %v", help, err)
 		}
@@ -31,7 +30,7 @@ func TestFlagSetContract(t *testing.T) {
 		"--runs":    "flag needs an argument: -runs (see tailproof x --help)",
 		"--runs=-1": "",
 	} {
-		fs, _ = mk()
+		fs, _ := mk()
 		out.Reset()
 		err := fs.Parse(strings.Fields(args), &out)
 		if want == "" {
