@@ -288,7 +288,8 @@ func diffSnapshots(before, after map[string]fileState) string {
 		b, ok := before[p]
 		switch {
 		case !ok:
-			lines = append(lines, fmt.Sprintf("  created %s (%s, %d bytes)", p, a.mode.Type(), a.size))
+			// No size: a created page holds paths, whose length varies.
+			lines = append(lines, fmt.Sprintf("  created %s (%s)", p, describeMode(a.mode)))
 		case a != b:
 			lines = append(lines, fmt.Sprintf("  changed %s (%d -> %d bytes)", p, b.size, a.size))
 		}
@@ -303,4 +304,11 @@ func diffSnapshots(before, after map[string]fileState) string {
 	}
 	sort.Strings(lines)
 	return "files:\n" + strings.Join(lines, "\n") + "\n"
+}
+
+func describeMode(m os.FileMode) string {
+	if m.IsRegular() {
+		return "file"
+	}
+	return m.Type().String()
 }
