@@ -646,8 +646,10 @@ const (
 func (d *Daemon) armTornLedger() {
 	// Not a halting fault: the process dies at the failed write (the model
 	// treats the error as the crash), but the kernel must stay usable so a
-	// kill can still keep the page cache.
+	// kill can still keep the page cache. A dead process cannot roll its
+	// append back (ADR 0022), so the cut the store would make fails too.
 	d.mem.Inject(memory.Fault{Op: memory.OpWrite, Path: d.lpath, Torn: d.src.IntN(64)})
+	d.mem.Inject(memory.Fault{Op: memory.OpTruncate, Path: d.lpath})
 }
 
 // crash kills the process (the filesystem reboots) and records every

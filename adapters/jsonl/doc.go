@@ -24,6 +24,11 @@
 //     0600; flock on <id>.ledger.lock across processes; group commit inside
 //     one process (concurrent appenders share an fsync, none returns before
 //     its bytes are synced). See docs/adr/0004-durable-ledger-appends.md.
+//     A failed write (a short write on a full disk) or fsync is cut back to
+//     the pre-append size and the cut synced: the error then wraps
+//     ErrNotAppended, and the ledger is as it was (ADR 0022). Every file is
+//     opened with vfs.OpenRegular: a FIFO, a device or a directory is
+//     refused before a byte is read or written.
 //   - OpenLedger / OpenLedgerTail stream the ledger (missing reads empty; the
 //     tail reports windowed so the caller drops the first line, as Qwen does
 //     with its 256 KiB recent-terminals window).

@@ -67,8 +67,11 @@ func TestDSHRecoverUnloadable(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != content {
 		t.Fatal("an unloadable log was modified")
 	}
+	if code != 3 {
+		t.Fatalf("an unloadable log: exit %d, want 3", code)
+	}
 	_, errOut, code := dshRun(t, "dsh", "recover", "--file", filepath.Join(t.TempDir(), "missing.jsonl"))
-	if code == 0 || !strings.Contains(errOut, "unloadable") {
+	if code != 3 || !strings.Contains(errOut, "does not exist") {
 		t.Fatalf("missing file: exit %d %s", code, errOut)
 	}
 	if _, _, code := dshRun(t, "dsh", "recover"); code != 2 {

@@ -3,17 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/tailproof/tailproof"
-	"github.com/tailproof/tailproof/adapters"
-	"github.com/tailproof/tailproof/adapters/jsonl"
-	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
+	"github.com/tailproof/tailproof/guards"
 )
 
 func init() {
@@ -24,73 +20,39 @@ func init() {
 	})
 }
 
-// sessionFlags are the input flags reconcile, status and replay share: two
-// explicit files, or Qwen Code's runtime layout.
-type sessionFlags struct {
-	ledger, transcript    string
-	runtime, cwd, session string
-}
-
-func (s *sessionFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.ledger, "ledger", "", "the prompt terminal ledger (`FILE`)")
-	fs.StringVar(&s.transcript, "transcript", "", "the session transcript (`FILE`)")
-	fs.StringVar(&s.runtime, "qwen-runtime", "", "Qwen Code's runtime `DIR` (default: $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen)")
-	fs.StringVar(&s.cwd, "cwd", "", "the session's `WORKSPACE` directory (with --session)")
-	fs.StringVar(&s.session, "session", "", "the session `ID` in Qwen Code's layout")
-}
-
-// store opens the store the flags name and the session id to use with it.
-func (s *sessionFlags) store() (adapters.Store, string, error) {
-	switch {
-	case s.ledger != "" || s.transcript != "":
-		if s.ledger == "" || s.transcript == "" {
-			return nil, "", errors.New("--ledger and --transcript go together")
-		}
-		if s.session != "" || s.cwd != "" || s.runtime != "" {
-			return nil, "", errors.New("give either --ledger/--transcript or --cwd/--session, not both")
-		}
-		return jsonl.NewFilesStore(vfs.OS, s.ledger, s.transcript), "", nil
-	case s.session != "":
-		if s.cwd == "" {
-			return nil, "", errors.New("--session needs --cwd (the workspace the session ran in)")
-		}
-		if err := jsonl.CheckSessionID(s.session); err != nil {
-			return nil, "", err
-		}
-		dir := s.runtime
-		if dir == "" {
-			home, _ := os.UserHomeDir()
-			d, err := jsonl.ResolveRuntimeDir(os.Getenv, home)
-			if err != nil {
-				return nil, "", err
-			}
-			dir = d
-		}
-		return jsonl.NewQwenStore(vfs.OS, jsonl.NewQwenLayout(dir, s.cwd)), s.session, nil
-	}
-	return nil, "", errors.New("name the session: --ledger FILE --transcript FILE, or --cwd WORKSPACE --session ID [--qwen-runtime DIR]")
-}
-
 type vetoJSON struct {
 	Guard  string `json:"guard"`
 	Reason string `json:"reason"`
 }
 
 type reconcileJSON struct {
-	Target   *string         `json:"target"`
-	Verdict  string          `json:"verdict"`
-	Appended json.RawMessage `json:"appended"`
-	Vetoes   []vetoJSON      `json:"vetoes"`
+	Target  *string `json:"target"`
+	Verdict string  `json:"verdict"`
+	// Appended is the record written to the ledger, null when none was;
+	// with --dry-run it is always null and WouldAppend holds the record.
+	Appended    json.RawMessage `json:"appended"`
+	DryRun      bool            `json:"dryRun"`
+	WouldAppend json.RawMessage `json:"wouldAppend,omitempty"`
+	Vetoes      []vetoJSON      `json:"vetoes"`
+	// Input says what the ledger and transcript held; Warnings says it in
+	// words (undecodable lines, an absent ledger).
+	Input    cli.InputReport `json:"input"`
+	Warnings []string        `json:"warnings"`
+	Trace    []string        `json:"trace,omitempty"`
 }
 
-func decisionJSON(d tailproof.Decision) reconcileJSON {
-	out := reconcileJSON{Verdict: string(d.Verdict), Appended: json.RawMessage("null"), Vetoes: []vetoJSON{}}
+func decisionJSON(d tailproof.Decision, dryRun bool) reconcileJSON {
+	out := reconcileJSON{Verdict: string(d.Verdict), Appended: json.RawMessage("null"), DryRun: dryRun, Vetoes: []vetoJSON{}}
 	if d.Target != "" {
 		t := d.Target
 		out.Target = &t
 	}
 	if d.Line != nil {
-		out.Appended = json.RawMessage(d.Line)
+		if dryRun {
+			out.WouldAppend = json.RawMessage(d.Line)
+		} else {
+			out.Appended = json.RawMessage(d.Line)
+		}
 	}
 	for _, v := range d.Vetoes {
 		out.Vetoes = append(out.Vetoes, vetoJSON{Guard: v.Guard, Reason: v.Reason})
@@ -99,68 +61,127 @@ func decisionJSON(d tailproof.Decision) reconcileJSON {
 }
 
 func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("reconcile", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		sf        sessionFlags
-		dryRun    = fs.Bool("dry-run", false, "decide without appending")
-		now       = fs.Int64("now", 0, "the clock in Unix `MS` for the appended record (default: the system clock)")
-		asJSON    = fs.Bool("json", false, "print one JSON object")
-		reference = fs.Bool("reference", false, "apply exactly Qwen Code 0.24.4's rules (no ownership evidence)")
-		trace     = fs.Bool("trace", false, "print the folds and transitions that led to the decision")
-	)
-	sf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tailproof reconcile (--ledger FILE --transcript FILE | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--dry-run] [--now MS] [--json]")
-		fs.PrintDefaults()
+	return cli.Main(stderr, "reconcile", func() error {
+		fs := cli.NewFlagSet("reconcile",
+			"usage: tailproof reconcile (--ledger FILE --transcript FILE | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--dry-run] [--now MS] [--json] [--trace] [--reference]")
+		var (
+			sf        sessionFlags
+			dryRun    = fs.Bool("dry-run", false, "decide without appending")
+			now       = fs.Int64("now", 0, "the clock in Unix `MS` for the appended record (default: the system clock)")
+			asJSON    = fs.Bool("json", false, "print one JSON object")
+			reference = fs.Bool("reference", false, "apply exactly Qwen Code 0.24.4's rules (no ownership evidence)")
+			trace     = fs.Bool("trace", false, "print the folds and transitions that led to the decision")
+		)
+		sf.register(fs)
+		if err := fs.Parse(args, stdout); err != nil {
+			return err
+		}
+		clock, source := func() int64 { return time.Now().UnixMilli() }, "the system clock"
+		if fs.Given("now") {
+			if err := cli.UnixMillis("--now", *now); err != nil {
+				return err
+			}
+			n := *now
+			clock, source = func() int64 { return n }, "--now"
+		}
+		sess, err := sf.open(false)
+		if err != nil {
+			return err
+		}
+		defer sess.Close()
+		input, admitted, err := scanLedger(ctx, sess)
+		if err != nil {
+			return err
+		}
+		store := cli.ClockChecked{Store: sess.Store, Admitted: admitted, Source: source, Flag: fs.Given("now")}
+		d, err := tailproof.Reconcile(ctx, store, sess.ID, tailproof.Options{Now: clock, DryRun: *dryRun, Reference: *reference})
+		if err != nil {
+			// A ledger that cannot be read is an input error; the only other
+			// failure is the append (the message says whether it was rolled
+			// back).
+			return cli.WithCode(cli.Code(err, cli.Write), err)
+		}
+		if *dryRun && d.Line != nil {
+			if err := store.Check(d.Line); err != nil {
+				return err
+			}
+		}
+		input.Transcript = transcriptReport(ctx, sess, d, *reference)
+		w := &cli.Printer{W: stdout}
+		if *asJSON {
+			out := decisionJSON(d, *dryRun)
+			out.Input, out.Warnings = input, input.Warnings()
+			if *trace {
+				out.Trace = d.Trace
+			}
+			w.JSON(out)
+			return w.Err()
+		}
+		target := d.Target
+		if target == "" {
+			target = "(none)"
+		}
+		w.Printf("target:  %s\nverdict: %s\n", target, d.Verdict)
+		if d.Line != nil {
+			verb := "appended"
+			if *dryRun {
+				verb = "would append"
+			}
+			w.Printf("%s: %s\n", verb, d.Line)
+		}
+		for _, v := range d.Vetoes {
+			w.Printf("veto:    %s: %s\n", v.Guard, v.Reason)
+		}
+		w.Tail(input.Warnings(), d.Trace, *trace)
+		return w.Err()
+	})
+}
+
+// scanLedger reads the session's ledger once for the input report and each
+// prompt's admission time (which --now must not precede).
+func scanLedger(ctx context.Context, sess *cli.Session) (cli.InputReport, map[string]float64, error) {
+	rep := cli.InputReport{Ledger: &sess.Ledger}
+	if !sess.Ledger.Present {
+		return rep, nil, nil
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	store, sid, err := sf.store()
+	rc, err := sess.OpenLedger(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "tailproof reconcile: %v\n", err)
-		return 2
+		return rep, nil, cli.WithCode(cli.Input, err)
 	}
-	clock := func() int64 { return time.Now().UnixMilli() }
-	if *now != 0 {
-		n := *now
-		clock = func() int64 { return n }
-	}
-	d, err := tailproof.Reconcile(ctx, store, sid, tailproof.Options{Now: clock, DryRun: *dryRun, Reference: *reference})
+	defer rc.Close()
+	scanned, admitted, err := cli.ScanLedger(rc)
 	if err != nil {
-		fmt.Fprintf(stderr, "tailproof reconcile: %v\n", err)
-		return 1
+		return rep, nil, cli.WithCode(cli.Input, fmt.Errorf("ledger %s: %w", sess.Ledger.Path, err))
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(decisionJSON(d)); err != nil {
-			fmt.Fprintf(stderr, "tailproof reconcile: %v\n", err)
-			return 1
+	scanned.Path = sess.Ledger.Path
+	sess.Ledger = scanned
+	return rep, admitted, nil
+}
+
+// transcriptReport says what the transcript held. It costs nothing when the
+// decision read a clean transcript: it is scanned again (one pass, bounded
+// memory) only when the decision saw trouble in it, or under --reference,
+// whose rules skip undecodable lines without a word.
+func transcriptReport(ctx context.Context, sess *cli.Session, d tailproof.Decision, reference bool) *cli.FileReport {
+	rep := sess.Transcript
+	var t guards.TranscriptEvidence
+	if d.Evidence != nil {
+		t = d.Evidence.Transcript
+	}
+	switch {
+	case !rep.Present:
+	case !t.Loaded && t.LoadErr == "":
+		rep.Note = "no prompt needed it (nothing in flight, or a guard refused first)"
+	case reference || t.LoadErr != "" || len(t.BadLines) > 0 || t.TornTail || t.Degraded != "":
+		scanned, err := cli.ScanTranscript(sess.OpenTranscript(ctx), 0)
+		if err != nil {
+			rep.Checked, rep.Note = true, "unreadable: "+err.Error()
+			break
 		}
-		return 0
+		scanned.Path = rep.Path
+		rep = scanned
+	default:
+		rep.Checked, rep.First = true, []cli.Position{}
 	}
-	target := d.Target
-	if target == "" {
-		target = "(none)"
-	}
-	fmt.Fprintf(stdout, "target:  %s\nverdict: %s\n", target, d.Verdict)
-	if d.Line != nil {
-		verb := "appended"
-		if *dryRun {
-			verb = "would append"
-		}
-		fmt.Fprintf(stdout, "%s: %s\n", verb, d.Line)
-	}
-	for _, v := range d.Vetoes {
-		fmt.Fprintf(stdout, "veto:    %s: %s\n", v.Guard, v.Reason)
-	}
-	if *trace {
-		fmt.Fprintln(stdout, "trace:")
-		for _, l := range d.Trace {
-			fmt.Fprintf(stdout, "  %s\n", l)
-		}
-	}
-	return 0
+	return &rep
 }
