@@ -15,6 +15,12 @@ var BackgroundTurn Guard[*Evidence] = Func("background-turn", func(e *Evidence) 
 	if !t.Loaded || t.BackgroundIdx < 0 {
 		return ""
 	}
+	if t.NotDispatched && !t.Ownership.Active {
+		// Reconcile's not-started rule decides without reading the tail:
+		// nothing but background records follows the target's marker, so
+		// its turn never began, whoever wrote the tail.
+		return ""
+	}
 	if o := t.Ownership; o.Active && o.TargetIdx > t.BackgroundIdx && o.FollowedBy == "" {
 		return ""
 	}
