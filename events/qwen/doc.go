@@ -19,9 +19,12 @@
 //
 // A Record materializes what decisions read: identity, type and subtype
 // (HasSubtype says the field was a string), provenance, promptId and
-// daemonPromptId, goalContext, the typed payloads of chat_compression,
-// slash_command, goal_turn_end, turn_result, custom_title, notification and
-// cron, and message parts — text (and thoughts) in full, function call and
+// daemonPromptId, goalContext, the backgroundTurn stamp Qwen Code 0.24.4
+// writes on every record of a background notification turn (and, labeled as
+// newer writers' only, deliveredTurn), the typed payloads of
+// chat_compression, slash_command, goal_turn_end, turn_result (with its error
+// and startedAt), custom_title, notification, cron,
+// background_task_completed and branch_checkpoint, and message parts — text (and thoughts) in full, function call and
 // response ids and names. Function arguments, function responses,
 // inline/file data, usageMetadata and toolCallResult are validated and
 // skipped without being copied; DecodeOptions.KeepPayloads keeps each part's
@@ -61,6 +64,9 @@
 // them. Chain.Degraded says why a chain may not be the real conversation.
 //
 // ChainOf does the same in memory for already decoded events.
+//
+// docs/qwen-0.24.4-records.md lists every field that bears on ownership,
+// provenance or finality, which 0.24.4 code writes it, and what reads it.
 //
 // # Known deviations from the reference
 //

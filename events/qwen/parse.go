@@ -422,7 +422,10 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 		p.setStr(&rec.DaemonPromptID, d)
 	}
 	rec.DeliveredTurn = f.delivered.kind == jTrue
-	rec.HasBackground = f.background.kind != jAbsent && f.background.kind != jNull
+	if f.background.kind == jObject {
+		rec.HasBackground = true
+		rec.BackgroundTurn = p.backgroundTurn(b, f.background)
+	}
 	if f.goal.kind == jObject {
 		rec.GoalContext = p.goalContext(b, f.goal)
 	}
@@ -613,6 +616,21 @@ func fields(s *scanner, names []string, out []span) {
 	})
 }
 
+func (p *recordParser) backgroundTurn(b []byte, sp span) *BackgroundTurn {
+	t := &BackgroundTurn{}
+	p.sub(b, sp, func(s *scanner) {
+		var v [7]span
+		fields(s, []string{"turnId", "taskId", "kind", "toolUseId", "sourceTurnId", "label", "startedAt"}, v[:])
+		for i, dst := range []*string{&t.TurnID, &t.TaskID, &t.Kind, &t.ToolUseID, &t.SourceTurnID, &t.Label} {
+			p.setStr(dst, p.bytesOf(b, v[i]))
+		}
+		if v[6].kind != jAbsent {
+			p.setStr(&t.StartedAt, b[v[6].start:v[6].end])
+		}
+	})
+	return t
+}
+
 func (p *recordParser) goalContext(b []byte, sp span) *GoalContext {
 	g := &GoalContext{}
 	p.sub(b, sp, func(s *scanner) {
@@ -732,8 +750,8 @@ func (p *recordParser) payload(r *Record, subtype []byte, b []byte, sp span) {
 	case SubtypeTurnResult:
 		t := &TurnResult{}
 		p.sub(b, sp, func(s *scanner) {
-			var v [5]span
-			fields(s, []string{"promptId", "state", "stopReason", "cancelledAt", "endedAt"}, v[:])
+			var v [7]span
+			fields(s, []string{"promptId", "state", "stopReason", "cancelledAt", "endedAt", "startedAt", "error"}, v[:])
 			str(&t.PromptID, v[0])
 			str(&t.State, v[1])
 			str(&t.StopReason, v[2])
@@ -743,6 +761,17 @@ func (p *recordParser) payload(r *Record, subtype []byte, b []byte, sp span) {
 			}
 			if v[4].kind != jAbsent {
 				p.setStr(&t.EndedAt, b[v[4].start:v[4].end])
+			}
+			if v[5].kind != jAbsent {
+				p.setStr(&t.StartedAt, b[v[5].start:v[5].end])
+			}
+			if v[6].kind == jObject {
+				t.HasError = true
+				s.i = v[6].start
+				var e [2]span
+				fields(s, []string{"message", "code"}, e[:])
+				str(&t.ErrorMessage, e[0])
+				str(&t.ErrorCode, e[1])
 			}
 		})
 		r.TurnResult = t
@@ -754,7 +783,7 @@ func (p *recordParser) payload(r *Record, subtype []byte, b []byte, sp span) {
 			str(&r.CustomTitle.Title, v[0])
 			str(&r.CustomTitle.Source, v[1])
 		})
-	case SubtypeNotification, SubtypeCron:
+	case SubtypeNotification, SubtypeCron, SubtypeBackgroundTaskCompleted:
 		n := &Notification{}
 		p.sub(b, sp, func(s *scanner) {
 			var v [2]span
@@ -762,13 +791,24 @@ func (p *recordParser) payload(r *Record, subtype []byte, b []byte, sp span) {
 			str(&n.DisplayText, v[0])
 			if v[1].kind == jObject {
 				s.i = v[1].start
-				var t [3]span
-				fields(s, []string{"taskId", "status", "kind"}, t[:])
+				var t [5]span
+				fields(s, []string{"taskId", "status", "kind", "sourceTurnId", "toolUseId"}, t[:])
 				str(&n.TaskID, t[0])
 				str(&n.TaskStatus, t[1])
 				str(&n.TaskKind, t[2])
+				str(&n.SourceTurnID, t[3])
+				str(&n.ToolUseID, t[4])
 			}
 		})
 		r.Notification = n
+	case SubtypeBranchCheckpoint:
+		c := &BranchCheckpoint{}
+		p.sub(b, sp, func(s *scanner) {
+			var v [2]span
+			fields(s, []string{"startExclusiveRecordUuid", "assistantRecordUuid"}, v[:])
+			str(&c.StartExclusiveRecordUUID, v[0])
+			str(&c.AssistantRecordUUID, v[1])
+		})
+		r.BranchCheckpoint = c
 	}
 }

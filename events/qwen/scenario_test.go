@@ -97,8 +97,9 @@ func dumpRecord(b *strings.Builder, r *Record, keep bool) {
 	if r.DeliveredTurn {
 		add("deliveredTurn", true)
 	}
-	if r.HasBackground {
-		add("backgroundTurn", true)
+	if t := r.BackgroundTurn; t != nil {
+		add("backgroundTurn", fmt.Sprintf("%s(task=%s kind=%s toolUse=%s source=%s label=%q startedAt=%s)",
+			t.TurnID, t.TaskID, t.Kind, t.ToolUseID, t.SourceTurnID, t.Label, t.StartedAt))
 	}
 	if g := r.GoalContext; g != nil {
 		add("goal", fmt.Sprintf("%s/%s/%s(int=%v cmp=%v)", g.GoalID, g.Revision, g.TurnID, g.RevisionIsInteger, g.RevisionComparable))
@@ -136,13 +137,22 @@ func dumpRecord(b *strings.Builder, r *Record, keep bool) {
 		add("slash", fmt.Sprintf("sentToModel=%v hidden=%v items=%v", s.SentToModel, s.HiddenInvocation, s.OutputItemTypes))
 	}
 	if s := r.TurnResult; s != nil {
-		add("turn_result", fmt.Sprintf("stopReason=%q cancelledAt=%s endedAt=%s", s.StopReason, s.CancelledAt, s.EndedAt))
+		add("turn_result", fmt.Sprintf("stopReason=%q startedAt=%s cancelledAt=%s endedAt=%s", s.StopReason, s.StartedAt, s.CancelledAt, s.EndedAt))
+		if s.HasError {
+			add("error", fmt.Sprintf("%q code=%q", s.ErrorMessage, s.ErrorCode))
+		}
 	}
 	if s := r.CustomTitle; s != nil {
 		add("title_source", s.Source)
 	}
 	if n := r.Notification; n != nil {
 		add("notification", fmt.Sprintf("%q task=%s/%s/%s", n.DisplayText, n.TaskID, n.TaskStatus, n.TaskKind))
+		if n.SourceTurnID != "" || n.ToolUseID != "" {
+			add("task_source", n.SourceTurnID+"/"+n.ToolUseID)
+		}
+	}
+	if c := r.BranchCheckpoint; c != nil {
+		add("branch_checkpoint", c.StartExclusiveRecordUUID+".."+c.AssistantRecordUUID)
 	}
 	if len(f) > 0 {
 		b.WriteString("  " + strings.Join(f, " ") + "\n")
