@@ -1,0 +1,176 @@
+package v0
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/tailproof/tailproof/events/internal/jsonscan"
+)
+
+// member is one key of a JSON object and the raw bytes of its value.
+type member struct {
+	key   []byte // unquoted
+	value []byte // raw, validated
+}
+
+// object validates b as one JSON value (surrounding whitespace allowed, as
+// JSON.parse allows it) and, when it is an object, returns its members in
+// order. ok is false for a valid value that is not an object. Duplicate keys
+// are returned as found; callers take the last, as JSON.parse does.
+func object(dst []member, b []byte) (ms []member, ok bool, err error) {
+	i := jsonscan.SkipSpace(b, 0)
+	if i >= len(b) {
+		return dst, false, &jsonscan.SyntaxError{Offset: len(b), End: true}
+	}
+	if b[i] != '{' {
+		end, err := jsonscan.SkipValue(b, i, 0, jsonscan.MaxDepth)
+		if err != nil {
+			return dst, false, err
+		}
+		if j := jsonscan.SkipSpace(b, end); j != len(b) {
+			return dst, false, fmt.Errorf("invalid character %q after top-level value (offset %d)", rune(b[j]), j)
+		}
+		return dst, false, nil
+	}
+	i = jsonscan.SkipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return dst, true, trailing(b, i+1)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return dst, false, fmt.Errorf("expected a key (offset %d)", i)
+		}
+		kend, escaped, _, err := jsonscan.String(b, i)
+		if err != nil {
+			return dst, false, err
+		}
+		key := b[i+1 : kend-1]
+		if escaped {
+			key = jsonscan.AppendUnquote(nil, b[i+1:kend-1])
+		}
+		i = jsonscan.SkipSpace(b, kend)
+		if i >= len(b) || b[i] != ':' {
+			return dst, false, fmt.Errorf("expected ':' after a key (offset %d)", i)
+		}
+		i = jsonscan.SkipSpace(b, i+1)
+		if i >= len(b) {
+			return dst, false, &jsonscan.SyntaxError{Offset: len(b), End: true}
+		}
+		vend, err := jsonscan.SkipValue(b, i, 1, jsonscan.MaxDepth)
+		if err != nil {
+			return dst, false, err
+		}
+		dst = append(dst, member{key: key, value: b[i:vend]})
+		i = jsonscan.SkipSpace(b, vend)
+		if i < len(b) && b[i] == ',' {
+			i = jsonscan.SkipSpace(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == '}' {
+			return dst, true, trailing(b, i+1)
+		}
+		return dst, false, fmt.Errorf("expected ',' or '}' after an object member (offset %d)", i)
+	}
+}
+
+func trailing(b []byte, i int) error {
+	if j := jsonscan.SkipSpace(b, i); j != len(b) {
+		return fmt.Errorf("invalid character %q after top-level value (offset %d)", rune(b[j]), j)
+	}
+	return nil
+}
+
+// number reads a raw JSON number as the float64 JavaScript holds; ok is false
+// for any other value.
+func number(raw []byte) (float64, bool) {
+	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		// Out of range: JavaScript reads it as ±Infinity, never a safe integer.
+		return math.Inf(1), true
+	}
+	if v == 0 && raw[0] == '-' {
+		v = math.Copysign(0, -1)
+	}
+	return v, true
+}
+
+// maxSafe is Number.MAX_SAFE_INTEGER.
+const maxSafe = 1<<53 - 1
+
+// safeInteger is Number.isSafeInteger.
+func safeInteger(v float64) bool {
+	return v == math.Trunc(v) && math.Abs(v) <= maxSafe
+}
+
+// nonNegativeSafe is the package's "non-negative safe integer": -0 is refused
+// as dsh refuses it with Object.is(value, -0).
+func nonNegativeSafe(raw []byte) (int64, bool) {
+	v, ok := number(raw)
+	if !ok || !safeInteger(v) || v < 0 || math.Signbit(v) {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// str reads a raw JSON string value.
+func str(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	return string(jsonscan.AppendUnquote(nil, raw[1:len(raw)-1])), true
+}
+
+// last returns the value of the last member named key (JSON.parse keeps the
+// last of duplicate keys).
+func last(ms []member, key string) ([]byte, bool) {
+	for i := len(ms) - 1; i >= 0; i-- {
+		if string(ms[i].key) == key {
+			return ms[i].value, true
+		}
+	}
+	return nil, false
+}
+
+// keys returns the distinct keys of ms, in first-seen order.
+func keys(ms []member) []string {
+	out := make([]string, 0, len(ms))
+outer:
+	for _, m := range ms {
+		for _, k := range out {
+			if k == string(m.key) {
+				continue outer
+			}
+		}
+		out = append(out, string(m.key))
+	}
+	return out
+}
+
+// exactKeys is dsh's hasExactKeys: every key of want is present and no other.
+func exactKeys(ms []member, want ...string) bool {
+	ks := keys(ms)
+	if len(ks) != len(want) {
+		return false
+	}
+	for _, w := range want {
+		if _, ok := last(ms, w); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func skipSpaceAt(b []byte, i int) int { return jsonscan.SkipSpace(b, i) }
+
+// valueEnd is the end of the already-validated value at b[i].
+func valueEnd(b []byte, i int) int {
+	end, err := jsonscan.SkipValue(b, i, 1, jsonscan.MaxDepth)
+	if err != nil {
+		return len(b) // unreachable for validated input
+	}
+	return end
+}

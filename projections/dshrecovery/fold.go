@@ -1,0 +1,255 @@
+package dshrecovery
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/tailproof/tailproof/events"
+	v0 "github.com/tailproof/tailproof/events/dsh/v0"
+)
+
+// Fold is the load-time view of a v0 log that recovery needs, built one event
+// at a time: whether the package's load would accept each event (the checks
+// of dsh-session-persistence 0.1.0-rc.8's adoptStoredEvents and
+// assertEventsSupported, and dsh-session's seed envelope checks), and the
+// turn enclosure its interruptedTurnClosers folds (open turn, open step, tool
+// requests without a result). The zero value is ready.
+type Fold struct {
+	n        int64
+	err      error
+	lastTime float64
+
+	turnOpen bool
+	turn     []byte // raw; nil when the open turn/start had no turn
+	stepOpen bool
+	step     []byte // raw; nil when absent
+	pending  []pendingCall
+}
+
+// pendingCall is a tool request of the open step (by assistant/message) and,
+// once recorded, the seq of its tool/call.
+type pendingCall struct {
+	id      string
+	idOK    bool // a non-empty string: the closer's message passes dsh's shape check
+	step    []byte
+	callSeq int64 // -1 until a tool/call names it
+}
+
+// Err is the first reason the package's load would refuse the log; nil while
+// every event is accepted.
+func (f *Fold) Err() error { return f.err }
+
+// Len is the number of events applied.
+func (f *Fold) Len() int64 { return f.n }
+
+// Apply folds the next event (seq must already be contiguous: the scanner
+// checks it). It returns the refusal, which Err also keeps.
+func (f *Fold) Apply(r v0.Record) error {
+	if f.err != nil {
+		return f.err
+	}
+	if err := f.apply(r); err != nil {
+		f.err = fmt.Errorf("dshrecovery: event %s: %w", r.Describe(), err)
+	}
+	f.n++
+	return f.err
+}
+
+func (f *Fold) apply(r v0.Record) error {
+	if err := envelope(r); err != nil {
+		return err
+	}
+	f.lastTime = r.Time
+	typ := r.Type
+	if typ == v0.TypeSteeringMessage {
+		typ = v0.TypeUserMessage // upgraded on load (migrateLegacySteeringEvent)
+	}
+	if !v0.KnownTypes[typ] && !(r.Ignorable != nil && string(r.Ignorable) == "true") {
+		return fmt.Errorf("%w: event type %q is unknown to dsh 0.1.0-rc.8 and not marked ignorable", v0.ErrUnsupportedVersion, r.Type)
+	}
+	if !r.Verbatim() {
+		return nil // a row member: an assistant/chunk the rows codec validated
+	}
+	switch r.Type {
+	case "request/header-delta", "mode/set":
+		return corrupt("unsupported legacy %s event", r.Type)
+	case v0.TypeRequestHeader:
+		return requestHeader(r.Data)
+	case v0.TypeTurnStart:
+		d, err := dataObject(r.Data)
+		if err != nil {
+			return err
+		}
+		if _, legacy := d["trigger"]; legacy {
+			if err := legacyTurnStart(d); err != nil {
+				return err
+			}
+		}
+		f.turnOpen, f.turn = true, nil
+		if t, ok := d["turn"]; ok {
+			f.turn = t
+		}
+		if f.turn != nil && string(f.turn) == "null" {
+			f.turnOpen = false // null === null: dsh sees no open turn
+		}
+		f.stepOpen, f.step, f.pending = false, nil, f.pending[:0]
+	case v0.TypeTurnEnd:
+		d, err := dataObject(r.Data)
+		if err == nil {
+			if err := turnEnd(d); err != nil {
+				return err
+			}
+		} else if isNull(r.Data) {
+			return err
+		}
+		f.turnOpen, f.stepOpen, f.step, f.pending = false, false, nil, f.pending[:0]
+	case v0.TypeStepStart:
+		d, err := dataObject(r.Data)
+		if err != nil {
+			return err
+		}
+		f.stepOpen, f.step = true, d["step"]
+		if f.step != nil && string(f.step) == "null" {
+			f.stepOpen = false
+		}
+	case v0.TypeStepEnd:
+		f.stepOpen, f.step, f.pending = false, nil, f.pending[:0]
+	case v0.TypeUserMessage, v0.TypeSteeringMessage:
+		return userMessage(recordData{r})
+	case v0.TypeAssistantMessage:
+		d, content, err := assistantMessage(r.Data)
+		if err != nil {
+			return err
+		}
+		for _, raw := range content {
+			var b struct {
+				Type *string        `json:"type"`
+				ID   json.RawMessage `json:"id"`
+			}
+			if isNull(raw) || json.Unmarshal(raw, &b) != nil {
+				return corrupt("assistant/message content block is not an object")
+			}
+			if b.Type == nil || *b.Type != "tool-call" {
+				continue
+			}
+			id, ok := jsString(b.ID)
+			f.request(pendingCall{id: id, idOK: ok && id != "", step: d["step"], callSeq: -1}, b.ID)
+		}
+	case v0.TypeToolCall:
+		d, err := dataObject(r.Data)
+		if err != nil {
+			return err
+		}
+		if id, ok := jsString(d["callId"]); ok {
+			for i := range f.pending {
+				if f.pending[i].idOK && f.pending[i].id == id {
+					f.pending[i].callSeq = int64(r.Seq)
+				}
+			}
+		}
+	case v0.TypeToolResult:
+		id, err := toolResult(r.Data)
+		if err != nil {
+			return err
+		}
+		for i := range f.pending {
+			if f.pending[i].idOK && f.pending[i].id == id {
+				f.pending = append(f.pending[:i], f.pending[i+1:]...)
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// request records a tool request as a Map.set does: a repeated id keeps its
+// place and loses a recorded call seq. Ids that are not strings never match
+// (each parsed object is its own Map key); recovery refuses them if they are
+// still pending at the end.
+func (f *Fold) request(p pendingCall, raw json.RawMessage) {
+	if p.idOK {
+		for i := range f.pending {
+			if f.pending[i].idOK && f.pending[i].id == p.id {
+				f.pending[i] = p
+				return
+			}
+		}
+	} else {
+		p.id = string(raw)
+	}
+	f.pending = append(f.pending, p)
+}
+
+// envelope is dsh-session's assertSessionEventEnvelope.
+func envelope(r v0.Record) error {
+	switch {
+	case r.NotObject:
+		return corrupt("the stored event is not an object")
+	case r.Foreign != "":
+		return corrupt("invalid event envelope (key %q)", r.Foreign)
+	case !r.HasType:
+		return corrupt("invalid event envelope (type is not a string)")
+	case !nonNegSafe(r.Seq) || !safe(r.Time):
+		return corrupt("invalid event envelope (seq and time must be safe integers)")
+	case !r.HasData():
+		return corrupt("invalid event envelope (no data)")
+	case r.Ignorable != nil && string(r.Ignorable) != "true":
+		return corrupt("invalid event envelope (ignorable must be true)")
+	}
+	return nil
+}
+
+func safe(v float64) bool       { return v == math.Trunc(v) && math.Abs(v) <= 1<<53-1 }
+func nonNegSafe(v float64) bool { return safe(v) && v >= 0 }
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", events.ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+func isNull(raw []byte) bool { return string(raw) == "null" }
+
+// dataObject reads data as an object; a non-object yields an empty map (its
+// members read as undefined in JavaScript) except null, which throws there.
+func dataObject(raw []byte) (map[string]json.RawMessage, error) {
+	if isNull(raw) {
+		return nil, corrupt("data is null")
+	}
+	d := map[string]json.RawMessage{}
+	if len(raw) == 0 || raw[0] != '{' {
+		return d, nil
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, corrupt("data: %v", err)
+	}
+	return d, nil
+}
+
+func jsString(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// jsNumberText formats a raw JSON number as JSON.stringify writes it, for the
+// integers dsh writes; ok is false for anything else, which recovery refuses
+// to echo rather than guess JavaScript's formatting.
+func jsNumberText(raw []byte) (string, bool) {
+	v, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || !safe(v) {
+		return "", false
+	}
+	return strconv.FormatInt(int64(v), 10), true
+}
+
+// recordData adapts a record for the message checks.
+type recordData struct{ r v0.Record }
+
+func (d recordData) data() []byte { return d.r.Data }
+func (d recordData) kind() string { return d.r.Type }
