@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/vfs"
 )
 
@@ -53,7 +53,7 @@ func runDSHRecover(_ context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, "usage: tailproof dsh recover --file PATH [--json]")
 		return 2
 	}
-	rec, err := jsonl.RecoverDSHLog(vfs.OS, *file)
+	rec, err := dshlog.RecoverV1(vfs.OS, *file)
 	report := dshRecoverReport{Closers: []string{}}
 	if err != nil {
 		msg := err.Error()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters"
+	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/events"
@@ -314,7 +315,7 @@ func decideDSH(mem *memory.FS, data []byte, out outcome) outcome {
 		out.Error = err.Error()
 		return out
 	}
-	rec, err := jsonl.RecoverDSHLog(mem, p)
+	rec, err := dshlog.RecoverV1(mem, p)
 	if err != nil {
 		out.Verdict, out.Error = "unloadable", err.Error()
 		return out

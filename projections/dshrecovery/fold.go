@@ -125,7 +125,7 @@ func (f *Fold) apply(r v0.Record) error {
 		}
 		for _, raw := range content {
 			var b struct {
-				Type *string        `json:"type"`
+				Type *string         `json:"type"`
 				ID   json.RawMessage `json:"id"`
 			}
 			if isNull(raw) || json.Unmarshal(raw, &b) != nil {

@@ -1,11 +1,11 @@
-package jsonl_test
+package dshlog_test
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/tailproof/tailproof/adapters"
-	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/events/dsh"
 )
@@ -14,7 +14,7 @@ import (
 func ExampleDSHLog() {
 	ctx := context.Background()
 	fsys := memory.NewFS() // or vfs.OS
-	log := jsonl.NewDSHLog(fsys, "/home/me/.dsh/sessions", jsonl.DSHOptions{})
+	log := dshlog.New(fsys, "/home/me/.dsh/sessions", dshlog.Options{})
 
 	cwd := "/proj"
 	_ = log.Create(ctx, adapters.SessionMeta{Header: dsh.Header{Version: 1, ID: "sess-01", CreatedAt: 1000, Cwd: &cwd}})
@@ -26,7 +26,7 @@ func ExampleDSHLog() {
 			{Type: "tool-call", ID: "call_1", Name: "bash", Arguments: `{"command":"ls"}`}}}),
 	})
 	// ... the process dies; a new one loads the session:
-	ls, err := jsonl.NewDSHLog(fsys, "/home/me/.dsh/sessions", jsonl.DSHOptions{}).Load(ctx, "sess-01")
+	ls, err := dshlog.New(fsys, "/home/me/.dsh/sessions", dshlog.Options{}).Load(ctx, "sess-01")
 	if err != nil {
 		fmt.Println(err)
 		return
