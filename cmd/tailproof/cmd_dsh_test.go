@@ -25,7 +25,7 @@ func TestDSHRecoverCrashedExample(t *testing.T) {
 	os.WriteFile(path, src, 0o600)
 
 	out, errOut, code := dshRun(t, "dsh", "recover", "--file", path, "--json")
-	want := `{"events":29,"truncatedBytes":38,"closers":["tool/result","step/end","turn/end"],"error":null}` + "\n"
+	want := `{"events":29,"truncatedBytes":38,"closers":["tool/result","step/end","turn/end"],"error":null,"format":"v1"}` + "\n"
 	if code != 0 || out != want {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s\nwant %s", code, out, errOut, want)
 	}
