@@ -91,7 +91,7 @@ type lineScanner struct {
 	frag     []byte
 	tooLong  bool
 	recs     []Record
-	where    func() string // position prefix for messages
+	where    func(lineStart int64) string // position of a line, for messages
 	salvage  bool
 	salvaged []byte
 	salvN    int64
@@ -112,7 +112,7 @@ func (s *lineScanner) write(chunk []byte) error {
 			s.addFrag(line)
 			line = s.frag
 		}
-		err := s.consume(line, end)
+		err := s.consume(line, end-int64(len(line))-1, end)
 		s.frag, s.tooLong = s.frag[:0], false
 		if err != nil {
 			return err
@@ -133,7 +133,7 @@ func (s *lineScanner) addFrag(b []byte) {
 	s.frag = append(s.frag, b...)
 }
 
-func (s *lineScanner) consume(line []byte, end int64) error {
+func (s *lineScanner) consume(line []byte, lineStart, end int64) error {
 	s.line++
 	var err error
 	if s.tooLong {
@@ -142,11 +142,11 @@ func (s *lineScanner) consume(line []byte, end int64) error {
 		s.recs, err = ParseLine(s.recs[:0], line)
 	}
 	if errors.Is(err, ErrNullRecord) {
-		return fmt.Errorf("v0: %s: %w: a null storage record", s.where(), events.ErrCorrupt)
+		return fmt.Errorf("v0: %s: %w: a null storage record", s.where(lineStart), events.ErrCorrupt)
 	}
 	if err != nil {
 		if s.issue == nil {
-			s.issue = fmt.Errorf("v0: %s: %w: unparsable committed event at line %d: %v", s.where(), events.ErrCorrupt, s.line, err)
+			s.issue = fmt.Errorf("v0: %s: %w: unparsable committed event (event line %d): %v", s.where(lineStart), events.ErrCorrupt, s.line, err)
 		}
 		return nil
 	}
@@ -164,7 +164,7 @@ func (s *lineScanner) consume(line []byte, end int64) error {
 	}
 	for k, r := range s.recs {
 		if want := s.n + int64(k); r.Seq != float64(want) {
-			s.issue = fmt.Errorf("v0: %s: %w: seq gap in committed region at line %d (expected %d, got %s)", s.where(), events.ErrCorrupt, s.line, want, seqText(r))
+			s.issue = fmt.Errorf("v0: %s: %w: seq gap in committed region (event line %d: expected %d, got %s)", s.where(lineStart), events.ErrCorrupt, s.line, want, seqText(r))
 			if hasEnd {
 				return s.issue
 			}
@@ -202,7 +202,7 @@ func scanRaw(r io.Reader, opts Options, visit func(Record) error) (Result, error
 	buf := make([]byte, 64<<10)
 	var hdrLen int64
 	s := &lineScanner{visit: visit, maxLine: maxLine}
-	s.where = func() string { return fmt.Sprintf("line %d (offset %d)", s.line+1, hdrLen+s.input-int64(len(s.frag))) }
+	s.where = func(at int64) string { return fmt.Sprintf("line %d, offset %d", s.line+1, hdrLen+at) }
 	for {
 		n, err := r.Read(buf)
 		chunk := buf[:n]
@@ -220,7 +220,7 @@ func scanRaw(r io.Reader, opts Options, visit func(Record) error) (Result, error
 				hdrLen = int64(len(header)) + 1
 				h, herr := ParseHeader(header)
 				if herr != nil {
-					return res, fmt.Errorf("v0: line 1: %w", herr)
+					return res, fmt.Errorf("%w (line 1)", herr)
 				}
 				res.Header = h
 				chunk = chunk[nl+1:]
@@ -263,8 +263,8 @@ func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, erro
 		frameBase int64 // plaintext offset where the current frame starts
 	)
 	s := &lineScanner{visit: visit, maxLine: maxLine}
-	s.where = func() string {
-		return fmt.Sprintf("frame %d (byte %d), plaintext offset %d", cur.Index, cur.Offset, s.input-frameBase)
+	s.where = func(at int64) string {
+		return fmt.Sprintf("frame %d (byte %d), line %d at offset %d of the frame", cur.Index, cur.Offset, s.line+1, at-frameBase)
 	}
 	for {
 		f, err := fr.Next()
@@ -305,7 +305,7 @@ func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, erro
 			}
 			h, herr := ParseHeader(plain[:len(plain)-1])
 			if herr != nil {
-				return res, fmt.Errorf("v0: frame 0: %w", herr)
+				return res, fmt.Errorf("%w (frame 0)", herr)
 			}
 			res.Header = h
 			res.Frames++
