@@ -8,10 +8,11 @@ import (
 	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/events/dsh"
+	v0 "github.com/tailproof/tailproof/events/dsh/v0"
 )
 
 // A session whose process died mid-turn loads closed, not truncated.
-func ExampleDSHLog() {
+func ExampleLog() {
 	ctx := context.Background()
 	fsys := memory.NewFS() // or vfs.OS
 	log := dshlog.New(fsys, "/home/me/.dsh/sessions", dshlog.Options{})
@@ -44,4 +45,29 @@ func ExampleDSHLog() {
 	// 3 tool/result turn=1 step=1 call=call_1 isError error=InterruptedError/interrupted content=[text "Tool call interrupted by a crash; no result was …"(57B)]
 	// 4 step/end turn=1 step=1
 	// 5 turn/end turn=1 reason=interrupted
+}
+
+// A published-format (v0) log torn by a crash mid-turn: RecoverV0 keeps the
+// original bytes aside, cuts the torn line and closes the turn.
+func ExampleRecoverV0() {
+	fsys := memory.NewFS()
+	path := "/home/me/.dsh/sessions/--proj--/s1/session.jsonl"
+	_ = fsys.MkdirAll("/home/me/.dsh/sessions/--proj--/s1", 0o700)
+	_ = fsys.WriteFile(path, []byte(`{"type":"session","version":0,"id":"s1","createdAt":1,"cwd":"/proj","delegationDepth":0}
+{"type":"turn/start","seq":0,"time":10,"data":{"turn":1}}
+{"type":"step/start","seq":1,"time":11,"data":{"turn":1,"step":1}}
+{"type":"assistant/chunk","seq":2,"ti`), 0o600)
+	rec, err := dshlog.RecoverV0(fsys, path, v0.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("cut", rec.TruncatedBytes, "bytes, kept at", rec.Evidence)
+	for _, c := range rec.Plan.Closers {
+		fmt.Println(c.Type, c.Seq)
+	}
+	// Output:
+	// cut 37 bytes, kept at /home/me/.dsh/sessions/--proj--/s1/session.jsonl.broken-251
+	// step/end 2
+	// turn/end 3
 }

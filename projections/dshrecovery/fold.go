@@ -2,6 +2,7 @@ package dshrecovery
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -19,6 +20,10 @@ import (
 type Fold struct {
 	n        int64
 	err      error
+	// unsupported is the first unknown event type: the package checks types
+	// only after every event passed its shape checks, so corruption anywhere
+	// in the log outranks it.
+	unsupported error
 	lastTime float64
 
 	turnOpen bool
@@ -39,19 +44,33 @@ type pendingCall struct {
 
 // Err is the first reason the package's load would refuse the log; nil while
 // every event is accepted.
-func (f *Fold) Err() error { return f.err }
+func (f *Fold) Err() error {
+	if f.err == nil {
+		return f.unsupported
+	}
+	return f.err
+}
 
 // Len is the number of events applied.
 func (f *Fold) Len() int64 { return f.n }
 
 // Apply folds the next event (seq must already be contiguous: the scanner
-// checks it). It returns the refusal, which Err also keeps.
+// checks it). It returns a corruption refusal, which stops a scan; an
+// unknown type is kept for Err and folding goes on, since the package
+// reports corruption anywhere in the log before it.
 func (f *Fold) Apply(r v0.Record) error {
 	if f.err != nil {
 		return f.err
 	}
 	if err := f.apply(r); err != nil {
-		f.err = fmt.Errorf("dshrecovery: event %s: %w", r.Describe(), err)
+		err = fmt.Errorf("dshrecovery: event %s: %w", r.Describe(), err)
+		if errors.Is(err, v0.ErrUnsupportedVersion) {
+			if f.unsupported == nil {
+				f.unsupported = err
+			}
+		} else {
+			f.err = err
+		}
 	}
 	f.n++
 	return f.err
@@ -66,6 +85,10 @@ func (f *Fold) apply(r v0.Record) error {
 	if typ == v0.TypeSteeringMessage {
 		typ = v0.TypeUserMessage // upgraded on load (migrateLegacySteeringEvent)
 	}
+	if r.Type == "request/header-delta" || r.Type == "mode/set" {
+		// assertSupportedEvents runs before the known-type check.
+		return corrupt("unsupported legacy %s event", r.Type)
+	}
 	if !v0.KnownTypes[typ] && !(r.Ignorable != nil && string(r.Ignorable) == "true") {
 		return fmt.Errorf("%w: event type %q is unknown to dsh 0.1.0-rc.8 and not marked ignorable", v0.ErrUnsupportedVersion, r.Type)
 	}
@@ -73,8 +96,6 @@ func (f *Fold) apply(r v0.Record) error {
 		return nil // a row member: an assistant/chunk the rows codec validated
 	}
 	switch r.Type {
-	case "request/header-delta", "mode/set":
-		return corrupt("unsupported legacy %s event", r.Type)
 	case v0.TypeRequestHeader:
 		return requestHeader(r.Data)
 	case v0.TypeTurnStart:

@@ -37,8 +37,8 @@ type Closer struct {
 // what dsh would then refuse, when the fold refused the log or the open
 // turn's ids cannot be echoed faithfully.
 func (f *Fold) Closers() ([]Closer, error) {
-	if f.err != nil {
-		return nil, f.err
+	if err := f.Err(); err != nil {
+		return nil, err
 	}
 	if !f.turnOpen || f.n == 0 {
 		return nil, nil
