@@ -1,7 +1,6 @@
 package dshrecovery
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -18,13 +17,13 @@ import (
 // turn enclosure its interruptedTurnClosers folds (open turn, open step, tool
 // requests without a result). The zero value is ready.
 type Fold struct {
-	n        int64
-	err      error
+	n   int64
+	err error
 	// unsupported is the first unknown event type: the package checks types
 	// only after every event passed its shape checks, so corruption anywhere
 	// in the log outranks it.
 	unsupported error
-	lastTime float64
+	lastTime    float64
 
 	turnOpen bool
 	turn     []byte // raw; nil when the open turn/start had no turn
@@ -103,15 +102,13 @@ func (f *Fold) apply(r v0.Record) error {
 		if err != nil {
 			return err
 		}
-		if _, legacy := d["trigger"]; legacy {
+		if d.has("trigger") {
 			if err := legacyTurnStart(d); err != nil {
 				return err
 			}
 		}
 		f.turnOpen, f.turn = true, nil
-		if t, ok := d["turn"]; ok {
-			f.turn = t
-		}
+		f.turn = d.get("turn")
 		if f.turn != nil && string(f.turn) == "null" {
 			f.turnOpen = false // null === null: dsh sees no open turn
 		}
@@ -131,7 +128,7 @@ func (f *Fold) apply(r v0.Record) error {
 		if err != nil {
 			return err
 		}
-		f.stepOpen, f.step = true, d["step"]
+		f.stepOpen, f.step = true, d.get("step")
 		if f.step != nil && string(f.step) == "null" {
 			f.stepOpen = false
 		}
@@ -145,25 +142,23 @@ func (f *Fold) apply(r v0.Record) error {
 			return err
 		}
 		for _, raw := range content {
-			var b struct {
-				Type *string         `json:"type"`
-				ID   json.RawMessage `json:"id"`
+			if isNull(raw) {
+				return corrupt("assistant/message content block is null")
 			}
-			if isNull(raw) || json.Unmarshal(raw, &b) != nil {
-				return corrupt("assistant/message content block is not an object")
-			}
-			if b.Type == nil || *b.Type != "tool-call" {
+			b, _ := asObj(raw)
+			if t, _ := jsString(b.get("type")); t != "tool-call" {
 				continue
 			}
-			id, ok := jsString(b.ID)
-			f.request(pendingCall{id: id, idOK: ok && id != "", step: d["step"], callSeq: -1}, b.ID)
+			idRaw := b.get("id")
+			id, ok := jsString(idRaw)
+			f.request(pendingCall{id: id, idOK: ok && id != "", step: d.get("step"), callSeq: -1}, idRaw)
 		}
 	case v0.TypeToolCall:
 		d, err := dataObject(r.Data)
 		if err != nil {
 			return err
 		}
-		if id, ok := jsString(d["callId"]); ok {
+		if id, ok := jsString(d.get("callId")); ok {
 			for i := range f.pending {
 				if f.pending[i].idOK && f.pending[i].id == id {
 					f.pending[i].callSeq = int64(r.Seq)
@@ -189,7 +184,7 @@ func (f *Fold) apply(r v0.Record) error {
 // place and loses a recorded call seq. Ids that are not strings never match
 // (each parsed object is its own Map key); recovery refuses them if they are
 // still pending at the end.
-func (f *Fold) request(p pendingCall, raw json.RawMessage) {
+func (f *Fold) request(p pendingCall, raw []byte) {
 	if p.idOK {
 		for i := range f.pending {
 			if f.pending[i].idOK && f.pending[i].id == p.id {
@@ -231,32 +226,41 @@ func corrupt(format string, args ...any) error {
 
 func isNull(raw []byte) bool { return string(raw) == "null" }
 
-// dataObject reads data as an object; a non-object yields an empty map (its
-// members read as undefined in JavaScript) except null, which throws there.
-func dataObject(raw []byte) (map[string]json.RawMessage, error) {
+// obj is a JSON object's members, read as JavaScript reads them: the last
+// of duplicate keys wins, a missing key is undefined (nil).
+type obj []v0.Member
+
+// asObj reads raw as an object; ok is false for any other value.
+func asObj(raw []byte) (obj, bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	ms, ok := v0.Object(nil, raw)
+	return obj(ms), ok
+}
+
+func (o obj) get(key string) []byte {
+	for i := len(o) - 1; i >= 0; i-- {
+		if string(o[i].Key) == key {
+			return o[i].Value
+		}
+	}
+	return nil
+}
+
+func (o obj) has(key string) bool { return o.get(key) != nil }
+
+// dataObject reads data as an object; a non-object yields no members (they
+// read as undefined in JavaScript) except null, which throws there.
+func dataObject(raw []byte) (obj, error) {
 	if isNull(raw) {
 		return nil, corrupt("data is null")
 	}
-	d := map[string]json.RawMessage{}
-	if len(raw) == 0 || raw[0] != '{' {
-		return d, nil
-	}
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return nil, corrupt("data: %v", err)
-	}
-	return d, nil
+	o, _ := asObj(raw)
+	return o, nil
 }
 
-func jsString(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || raw[0] != '"' {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
+func jsString(raw []byte) (string, bool) { return v0.String(raw) }
 
 // jsNumberText formats a raw JSON number as JSON.stringify writes it, for the
 // integers dsh writes; ok is false for anything else, which recovery refuses
@@ -274,3 +278,19 @@ type recordData struct{ r v0.Record }
 
 func (d recordData) data() []byte { return d.r.Data }
 func (d recordData) kind() string { return d.r.Type }
+
+func v0Array(raw []byte) ([][]byte, bool) { return v0.Array(nil, raw) }
+
+func v0Member(key, value string) v0.Member { return v0.Member{Key: []byte(key), Value: []byte(value)} }
+
+// numberOf reads a raw JSON number.
+func numberOf(raw []byte) (float64, bool) {
+	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return math.Inf(1), true
+	}
+	return v, true
+}

@@ -1,56 +1,72 @@
 package dshrecovery
 
-import (
-	"encoding/json"
-)
-
 // The message checks are dsh-session 0.1.0-rc.8's assertMessageEventShape,
 // applied after dsh-session-persistence's legacy upgrades
 // (migrateLegacyMessageEvent, migrateLegacySteeringEvent): a log the package
 // refuses on load is refused here, so recovery never writes closers onto it.
 
+// message is an identified message's members; id and role may be set by a
+// legacy upgrade instead.
 type message struct {
-	ID      *string                    `json:"id"`
-	Role    *string                    `json:"role"`
-	Source  map[string]json.RawMessage `json:"source"`
-	Content json.RawMessage            `json:"content"`
+	id, role       []byte
+	source         obj
+	sourceOK       bool
+	content        []byte
+	idOver, roleOv string // minted by an upgrade
 }
 
-func decodeMessage(raw json.RawMessage) (message, bool) {
-	var m message
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
-		return m, false
+func decodeMessage(raw []byte) (message, bool) {
+	o, ok := asObj(raw)
+	if !ok {
+		return message{}, false
 	}
+	m := message{id: o.get("id"), role: o.get("role"), content: o.get("content")}
+	m.source, m.sourceOK = asObj(o.get("source"))
 	return m, true
 }
 
+func (m message) idString() string {
+	if m.idOver != "" {
+		return m.idOver
+	}
+	s, _ := jsString(m.id)
+	return s
+}
+
+func (m message) roleString() string {
+	if m.roleOv != "" {
+		return m.roleOv
+	}
+	s, _ := jsString(m.role)
+	return s
+}
+
 func sourceKind(m message) (string, bool) {
-	k, ok := jsString(m.Source["kind"])
+	k, ok := jsString(m.source.get("kind"))
 	return k, ok && k != ""
 }
 
-func contentArray(raw json.RawMessage) ([]json.RawMessage, bool) {
-	var a []json.RawMessage
-	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &a) != nil {
+func contentArray(raw []byte) ([][]byte, bool) {
+	if len(raw) == 0 || raw[0] != '[' {
 		return nil, false
 	}
-	return a, true
+	return v0Array(raw)
 }
 
 func shape(m message, role string) error {
-	if m.ID == nil || *m.ID == "" {
+	if m.idString() == "" {
 		return corrupt("%s lacks an identified message", role)
 	}
-	if m.Role == nil || *m.Role != role {
+	if m.roleString() != role {
 		return corrupt("message must have role %q", role)
 	}
-	if m.Source == nil {
+	if !m.sourceOK {
 		return corrupt("message has invalid source")
 	}
 	if _, ok := sourceKind(m); !ok {
 		return corrupt("message has invalid source")
 	}
-	if _, ok := contentArray(m.Content); !ok {
+	if _, ok := contentArray(m.content); !ok {
 		return corrupt("message has invalid content")
 	}
 	return nil
@@ -62,67 +78,54 @@ func userMessage(r recordData) error {
 		return corrupt("user/message lacks an identified message")
 	}
 	if r.kind() == "steering/message" {
-		if w, ok := d["message"]; ok && len(w) > 0 && w[0] == '{' && onlyKeys(d, "turn", "message") && safeRaw(d["turn"]) {
+		if w := d.get("message"); len(w) > 0 && w[0] == '{' && onlyKeys(d, "turn", "message") && safeRaw(d.get("turn")) {
 			m, _ := decodeMessage(w)
 			return shape(m, "user")
 		}
-		if !safeRaw(d["turn"]) || !onlyKeys(d, "turn", "content", "source") {
+		if !safeRaw(d.get("turn")) || !onlyKeys(d, "turn", "content", "source") {
 			return corrupt("malformed pre-react-loop steering/message")
 		}
 		m, _ := decodeMessage(r.data())
-		id, role := "legacy", "user"
-		m.ID, m.Role = &id, &role
+		m.idOver, m.roleOv = "legacy", "user"
 		return shape(m, "user")
 	}
 	m, ok := decodeMessage(r.data())
 	if !ok {
 		return corrupt("user/message lacks an identified message")
 	}
-	_, hasID := d["id"]
-	_, hasRole := d["role"]
-	_, hasMsg := d["message"]
-	_, hasContent := d["content"]
-	_, hasSource := d["source"]
-	if !hasID && !hasRole && !hasMsg && hasContent && hasSource {
-		id, role := "legacy", "user" // migrateLegacyMessageEvent mints both
-		m.ID, m.Role = &id, &role
+	if !d.has("id") && !d.has("role") && !d.has("message") && d.has("content") && d.has("source") {
+		m.idOver, m.roleOv = "legacy", "user" // migrateLegacyMessageEvent mints both
 	}
 	return shape(m, "user")
 }
 
 // assistantMessage checks the shape and returns data and the content blocks
 // interruptedTurnClosers scans for tool calls.
-func assistantMessage(raw []byte) (map[string]json.RawMessage, []json.RawMessage, error) {
+func assistantMessage(raw []byte) (obj, [][]byte, error) {
 	d, err := dataObject(raw)
 	if err != nil {
 		return nil, nil, corrupt("assistant/message lacks an identified message")
 	}
-	w, hasMsg := d["message"]
-	_, hasContent := d["content"]
-	prov, hasProv := d["provenance"]
 	var m message
-	if !hasMsg && hasContent && hasProv {
+	if !d.has("message") && d.has("content") && d.has("provenance") {
 		// Legacy: the message is built from content and provenance, with the
 		// source {...provenance, kind: 'model'}.
-		id, role := "legacy", "assistant"
-		m = message{ID: &id, Role: &role, Content: d["content"], Source: map[string]json.RawMessage{}}
-		if len(prov) > 0 && prov[0] == '{' {
-			_ = json.Unmarshal(prov, &m.Source)
-		}
-		m.Source["kind"] = json.RawMessage(`"model"`)
+		m = message{content: d.get("content"), idOver: "legacy", roleOv: "assistant", sourceOK: true}
+		prov, _ := asObj(d.get("provenance"))
+		m.source = append(append(obj{}, prov...), v0Member("kind", `"model"`))
 	} else {
 		var ok bool
-		if m, ok = decodeMessage(w); !ok {
+		if m, ok = decodeMessage(d.get("message")); !ok {
 			return nil, nil, corrupt("assistant/message lacks an identified message")
 		}
 	}
 	if err := shape(m, "assistant"); err != nil {
 		return nil, nil, err
 	}
-	if k, _ := sourceKind(m); k != "model" || !providerModel(m.Source) {
+	if k, _ := sourceKind(m); k != "model" || !providerModel(m.source) {
 		return nil, nil, corrupt("assistant/message message must have model source")
 	}
-	content, _ := contentArray(m.Content)
+	content, _ := contentArray(m.content)
 	return d, content, nil
 }
 
@@ -132,23 +135,19 @@ func toolResult(raw []byte) (string, error) {
 	if err != nil {
 		return "", corrupt("tool/result lacks an identified message")
 	}
-	_, hasMsg := d["message"]
-	_, hasCall := d["callId"]
-	_, hasContent := d["content"]
-	_, hasErr := d["isError"]
-	if !hasMsg && hasCall && hasContent && hasErr {
+	if !d.has("message") && d.has("callId") && d.has("content") && d.has("isError") {
 		// Legacy: {callId, content, isError} becomes one tool-result block
 		// whose source is {kind:'tool', callId}.
-		id, ok := jsString(d["callId"])
+		id, ok := jsString(d.get("callId"))
 		if !ok || id == "" {
 			return "", corrupt("tool/result message must have tool source")
 		}
-		if _, ok := contentArray(d["content"]); !ok {
+		if _, ok := contentArray(d.get("content")); !ok {
 			return "", corrupt("tool/result message must contain one tool-result block")
 		}
 		return id, nil
 	}
-	m, ok := decodeMessage(d["message"])
+	m, ok := decodeMessage(d.get("message"))
 	if !ok {
 		return "", corrupt("tool/result lacks an identified message")
 	}
@@ -156,32 +155,30 @@ func toolResult(raw []byte) (string, error) {
 		return "", err
 	}
 	k, _ := sourceKind(m)
-	callID, ok := jsString(m.Source["callId"])
+	callID, ok := jsString(m.source.get("callId"))
 	if k != "tool" || !ok || callID == "" {
 		return "", corrupt("tool/result message must have tool source")
 	}
-	blocks, _ := contentArray(m.Content)
-	var b struct {
-		Type       *string         `json:"type"`
-		ToolCallID json.RawMessage `json:"toolCallId"`
-		Content    json.RawMessage `json:"content"`
-	}
-	if len(blocks) != 1 || len(blocks[0]) == 0 || blocks[0][0] != '{' || json.Unmarshal(blocks[0], &b) != nil ||
-		b.Type == nil || *b.Type != "tool-result" {
+	blocks, _ := contentArray(m.content)
+	if len(blocks) != 1 {
 		return "", corrupt("tool/result message must contain one tool-result block")
 	}
-	if _, ok := contentArray(b.Content); !ok {
+	b, ok := asObj(blocks[0])
+	if t, _ := jsString(b.get("type")); !ok || t != "tool-result" {
 		return "", corrupt("tool/result message must contain one tool-result block")
 	}
-	if id, ok := jsString(b.ToolCallID); !ok || id != callID {
+	if _, ok := contentArray(b.get("content")); !ok {
+		return "", corrupt("tool/result message must contain one tool-result block")
+	}
+	if id, ok := jsString(b.get("toolCallId")); !ok || id != callID {
 		return "", corrupt("tool/result message has mismatched tool call ids")
 	}
 	return callID, nil
 }
 
-func providerModel(src map[string]json.RawMessage) bool {
-	p, ok1 := jsString(src["provider"])
-	m, ok2 := jsString(src["model"])
+func providerModel(src obj) bool {
+	p, ok1 := jsString(src.get("provider"))
+	m, ok2 := jsString(src.get("model"))
 	return ok1 && ok2 && p != "" && m != ""
 }
 
@@ -194,72 +191,77 @@ func requestHeader(raw []byte) error {
 	if err != nil {
 		return corrupt("request/header lacks provider/model")
 	}
-	if r, ok := jsString(d["reason"]); ok && r == "fallback" {
+	if r, ok := jsString(d.get("reason")); ok && r == "fallback" {
 		return corrupt(`unsupported legacy request/header reason "fallback"`)
 	}
-	var h map[string]json.RawMessage
-	if hr := d["header"]; len(hr) == 0 || hr[0] != '{' || json.Unmarshal(hr, &h) != nil {
+	h, ok := asObj(d.get("header"))
+	if !ok {
 		return corrupt("request/header lacks provider/model")
 	}
-	var cfg map[string]json.RawMessage
-	if c := h["config"]; len(c) == 0 || c[0] != '{' || json.Unmarshal(c, &cfg) != nil || !providerModel(cfg) {
+	cfg, ok := asObj(h.get("config"))
+	if !ok || !providerModel(cfg) {
 		return corrupt("request/header lacks provider/model")
 	}
-	if re, ok := cfg["reasoningEffort"]; ok {
+	if re := cfg.get("reasoningEffort"); re != nil {
 		if s, isStr := jsString(re); !isStr || s == "" {
 			return corrupt("request/header has an invalid reasoningEffort")
 		}
 	}
-	ad, ok := h["adapterDefaults"]
-	if !ok {
+	ad := h.get("adapterDefaults")
+	if ad == nil {
 		return nil
 	}
-	var defaults map[string]json.RawMessage
-	if len(ad) == 0 || ad[0] != '{' || json.Unmarshal(ad, &defaults) != nil {
+	defaults, ok := asObj(ad)
+	if !ok {
 		return corrupt("request/header has invalid adapterDefaults")
 	}
-	for k, v := range defaults {
-		if (k != "reasoningEffort" && k != "maxTokens") || string(v) != "true" {
-			return corrupt("request/header has invalid adapterDefaults")
-		}
-		if _, set := cfg[k]; !set {
+	for _, m := range defaults {
+		k := string(m.Key)
+		if (k != "reasoningEffort" && k != "maxTokens") || string(defaults.get(k)) != "true" || !cfg.has(k) {
 			return corrupt("request/header has invalid adapterDefaults")
 		}
 	}
 	return nil
 }
 
-func onlyKeys(d map[string]json.RawMessage, allowed ...string) bool {
-	if len(d) != len(allowed) {
-		return false
+// onlyKeys is hasOnlyKeys with every key required: exactly these keys.
+func onlyKeys(d obj, allowed ...string) bool {
+	for _, m := range d {
+		found := false
+		for _, a := range allowed {
+			found = found || string(m.Key) == a
+		}
+		if !found {
+			return false
+		}
 	}
-	for _, k := range allowed {
-		if _, ok := d[k]; !ok {
+	for _, a := range allowed {
+		if !d.has(a) {
 			return false
 		}
 	}
 	return true
 }
 
-func safeRaw(raw json.RawMessage) bool {
-	var v float64
-	return len(raw) > 0 && raw[0] != '"' && json.Unmarshal(raw, &v) == nil && safe(v)
+// safeRaw: a number that is a safe integer (Number.isSafeInteger).
+func safeRaw(raw []byte) bool {
+	v, ok := numberOf(raw)
+	return ok && safe(v)
 }
 
-func safeAtLeast1(raw json.RawMessage) bool {
-	var v float64
-	return safeRaw(raw) && json.Unmarshal(raw, &v) == nil && v >= 1
+func safeAtLeast1(raw []byte) bool {
+	v, ok := numberOf(raw)
+	return ok && safe(v) && v >= 1
 }
 
 // legacyTurnStart checks the pre-react-loop turn/start {turn, trigger} that
 // the package upgrades by dropping trigger.
-func legacyTurnStart(d map[string]json.RawMessage) error {
-	var trig map[string]json.RawMessage
-	t := d["trigger"]
-	if !safeAtLeast1(d["turn"]) || !onlyKeys(d, "turn", "trigger") || len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &trig) != nil {
+func legacyTurnStart(d obj) error {
+	trig, ok := asObj(d.get("trigger"))
+	if !safeAtLeast1(d.get("turn")) || !onlyKeys(d, "turn", "trigger") || !ok {
 		return corrupt("malformed pre-react-loop turn/start")
 	}
-	if k, ok := jsString(trig["kind"]); !ok || k == "" {
+	if k, ok := jsString(trig.get("kind")); !ok || k == "" {
 		return corrupt("malformed pre-react-loop turn/start")
 	}
 	return nil
@@ -267,83 +269,73 @@ func legacyTurnStart(d map[string]json.RawMessage) error {
 
 // turnEnd is migrateLegacyTurnEndEvent's validation, which every turn/end
 // with object data passes through.
-func turnEnd(d map[string]json.RawMessage) error {
+func turnEnd(d obj) error {
 	bad := corrupt("malformed pre-react-loop turn/end")
-	var reason map[string]json.RawMessage
-	r := d["reason"]
-	if !safeAtLeast1(d["turn"]) || !onlyKeys(d, "turn", "reason") || len(r) == 0 || r[0] != '{' || json.Unmarshal(r, &reason) != nil {
+	reason, ok := asObj(d.get("reason"))
+	if !safeAtLeast1(d.get("turn")) || !onlyKeys(d, "turn", "reason") || !ok {
 		return bad
 	}
-	kind, ok := jsString(reason["kind"])
+	kind, ok := jsString(reason.get("kind"))
 	if !ok {
 		return bad
 	}
-	_, hasReason := reason["reason"]
-	_, hasError := reason["error"]
 	switch kind {
 	case "completed", "blocked", "max-tokens", "interrupted", "disposed":
 		if !onlyKeys(reason, "kind") {
 			return bad
 		}
 	case "aborted":
-		if !hasReason && !onlyKeys(reason, "kind") {
+		if !reason.has("reason") && !onlyKeys(reason, "kind") {
 			return bad
 		}
 	case "error":
-		if hasError {
+		if reason.has("error") {
 			return nil
 		}
-		if !safeRaw(reason["step"]) || !nonNegRaw(reason["step"]) {
+		if v, ok := numberOf(reason.get("step")); !ok || !safe(v) || v < 0 {
 			return bad
 		}
-		var failure map[string]json.RawMessage
-		if f := reason["failure"]; len(f) > 0 && f[0] == '{' && json.Unmarshal(f, &failure) == nil && onlyKeys(reason, "kind", "step", "failure") {
-			if failureOK(failure) {
-				return nil
-			}
+		if failure, ok := asObj(reason.get("failure")); ok && onlyKeys(reason, "kind", "step", "failure") && failureOK(failure) {
+			return nil
 		}
-		_, hasCode := reason["code"]
-		if hasCode {
+		if reason.has("code") {
 			if !onlyKeys(reason, "kind", "step", "message", "code") {
 				return bad
 			}
-			if _, ok := jsString(reason["code"]); !ok {
+			if _, ok := jsString(reason.get("code")); !ok {
 				return bad
 			}
 		} else if !onlyKeys(reason, "kind", "step", "message") {
 			return bad
 		}
-		if _, ok := jsString(reason["message"]); !ok {
+		if _, ok := jsString(reason.get("message")); !ok {
 			return bad
 		}
 	}
 	return nil
 }
 
-func nonNegRaw(raw json.RawMessage) bool {
-	var v float64
-	return json.Unmarshal(raw, &v) == nil && v >= 0
-}
-
-func failureOK(f map[string]json.RawMessage) bool {
-	for k := range f {
-		switch k {
+func failureOK(f obj) bool {
+	for _, m := range f {
+		switch string(m.Key) {
 		case "message", "code", "status", "providerRetryAfterMs", "requestId":
 		default:
 			return false
 		}
 	}
-	_, okM := jsString(f["message"])
-	_, okC := jsString(f["code"])
+	_, okM := jsString(f.get("message"))
+	_, okC := jsString(f.get("code"))
 	if !okM || !okC {
 		return false
 	}
 	for _, k := range []string{"status", "providerRetryAfterMs"} {
-		if v, ok := f[k]; ok && (len(v) == 0 || v[0] == '"' || v[0] == '{' || v[0] == '[' || v[0] == 't' || v[0] == 'f' || v[0] == 'n') {
-			return false
+		if v := f.get(k); v != nil {
+			if _, isNum := numberOf(v); !isNum {
+				return false
+			}
 		}
 	}
-	if v, ok := f["requestId"]; ok {
+	if v := f.get("requestId"); v != nil {
 		if _, isStr := jsString(v); !isStr {
 			return false
 		}

@@ -87,6 +87,21 @@ func number(raw []byte) (float64, bool) {
 	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
 		return 0, false
 	}
+	// Fast path: a plain non-negative integer of up to 15 digits is exact.
+	if len(raw) <= 15 && raw[0] != '-' && (raw[0] != '0' || len(raw) == 1) {
+		var n int64
+		plain := true
+		for _, c := range raw {
+			if c < '0' || c > '9' {
+				plain = false
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		if plain {
+			return float64(n), true
+		}
+	}
 	v, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil {
 		// Out of range: JavaScript reads it as ±Infinity, never a safe integer.
@@ -121,8 +136,25 @@ func str(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
-	return string(jsonscan.AppendUnquote(nil, raw[1:len(raw)-1])), true
+	body := raw[1 : len(raw)-1]
+	if s, ok := interned[string(body)]; ok { // no allocation: the compiler elides the conversion
+		return s, true
+	}
+	return string(jsonscan.AppendUnquote(nil, body)), true
 }
+
+// interned holds the event types, so the type of each line costs no
+// allocation.
+var interned = func() map[string]string {
+	m := map[string]string{}
+	for t := range KnownTypes {
+		m[t] = t
+	}
+	for _, t := range []string{TypeSteeringMessage, TagTextChunks, TagReasoningChunks, TagToolCallChunks, "session"} {
+		m[t] = t
+	}
+	return m
+}()
 
 // last returns the value of the last member named key (JSON.parse keeps the
 // last of duplicate keys).
@@ -168,9 +200,129 @@ func skipSpaceAt(b []byte, i int) int { return jsonscan.SkipSpace(b, i) }
 
 // valueEnd is the end of the already-validated value at b[i].
 func valueEnd(b []byte, i int) int {
+	switch c := b[i]; {
+	case c == '"':
+		if end, _, _, err := jsonscan.String(b, i); err == nil {
+			return end
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		if end, _, err := jsonscan.Number(b, i); err == nil {
+			return end
+		}
+	}
 	end, err := jsonscan.SkipValue(b, i, 1, jsonscan.MaxDepth)
 	if err != nil {
 		return len(b) // unreachable for validated input
 	}
 	return end
+}
+
+// Member is one key of a JSON object with its raw value.
+type Member struct {
+	Key   []byte // unquoted
+	Value []byte // raw JSON
+}
+
+// Object splits raw JSON into its members when it is an object (ok false
+// for any other value), appending to dst. raw must be valid JSON — a part of
+// a line ParseLine accepted, such as Record.Data — so it is split, not
+// validated again: the navigation the recovery fold reads event data with.
+func Object(dst []Member, raw []byte) (ms []Member, ok bool) {
+	i := skipSpace(raw)
+	if i >= len(raw) || raw[i] != '{' {
+		return dst, false
+	}
+	i = skipSpaceAt(raw, i+1)
+	for i < len(raw) && raw[i] == '"' {
+		kend, escaped, _, err := jsonscan.String(raw, i) // keys are short: check them
+		if err != nil {
+			return dst, false
+		}
+		key := raw[i+1 : kend-1]
+		if escaped {
+			key = jsonscan.AppendUnquote(nil, key)
+		}
+		i = skipSpaceAt(raw, kend)
+		if i >= len(raw) || raw[i] != ':' {
+			return dst, false
+		}
+		i = skipSpaceAt(raw, i+1)
+		vend := skipFast(raw, i)
+		dst = append(dst, Member{Key: key, Value: raw[i:vend]})
+		i = skipSpaceAt(raw, vend)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpaceAt(raw, i+1)
+		}
+	}
+	return dst, true
+}
+
+// Array splits valid raw JSON into its elements when it is an array.
+func Array(dst [][]byte, raw []byte) ([][]byte, bool) {
+	i := skipSpace(raw)
+	if i >= len(raw) || raw[i] != '[' {
+		return dst, false
+	}
+	i = skipSpaceAt(raw, i+1)
+	for i < len(raw) && raw[i] != ']' {
+		end := skipFast(raw, i)
+		dst = append(dst, raw[i:end])
+		i = skipSpaceAt(raw, end)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpaceAt(raw, i+1)
+		}
+	}
+	return dst, true
+}
+
+// String reads raw JSON as a string value (ok false for any other value).
+func String(raw []byte) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	if end, _, _, err := jsonscan.String(raw, 0); err != nil || end != len(raw) {
+		return "", false
+	}
+	return str(raw)
+}
+
+// skipFast returns the end of the valid JSON value at b[i] without
+// validating it: strings by their closing quote, containers by depth.
+func skipFast(b []byte, i int) int {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i++
+			for i < len(b) && b[i] != '"' {
+				if b[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(b) {
+				return len(b) // unterminated: only invalid input gets here
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case ' ', '\t', '\n', '\r', ',', ':':
+		default:
+			if depth == 0 {
+				j := i
+				for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+					j++
+				}
+				return j
+			}
+		}
+	}
+	return len(b)
 }

@@ -33,8 +33,11 @@ type Record struct {
 	NotObject bool
 
 	line []byte // the verbatim line, nil for a row member
-	// member is set for a row member: the row's kind and shared fields.
-	member *rowMember
+	// member is set for a row member: the row's kind and shared fields,
+	// shared by every member of the row; payload is this member's text or
+	// argumentsDelta (raw JSON string).
+	member  *rowMember
+	payload []byte
 }
 
 type rowMember struct {
@@ -66,8 +69,23 @@ const (
 // events.ErrCorrupt; a malformed row wraps ErrMalformedRow and
 // events.ErrCorrupt. The records alias line: Clone them to keep them.
 func ParseLine(dst []Record, line []byte) ([]Record, error) {
-	var scratch [8]member
-	ms, isObj, err := object(scratch[:0], line)
+	var p Parser
+	return p.ParseLine(dst, line)
+}
+
+// Parser is ParseLine with reusable scratch space: a scanner parsing
+// millions of lines allocates only for what it keeps.
+type Parser struct {
+	members      []member
+	data         []member
+	payload, dts [][]byte
+	gaps         []float64
+}
+
+// ParseLine is the package-level ParseLine using p's scratch space.
+func (p *Parser) ParseLine(dst []Record, line []byte) ([]Record, error) {
+	ms, isObj, err := object(p.members[:0], line)
+	p.members = ms
 	if err != nil {
 		return dst, fmt.Errorf("v0: %w: %v", events.ErrCorrupt, err)
 	}
@@ -80,7 +98,7 @@ func ParseLine(dst []Record, line []byte) ([]Record, error) {
 	}
 	if t, ok := last(ms, "type"); ok {
 		if tag, isStr := str(t); isStr && (tag == TagTextChunks || tag == TagReasoningChunks || tag == TagToolCallChunks) {
-			return expandRow(dst, tag, ms)
+			return p.expandRow(dst, tag, ms)
 		}
 	}
 	return append(dst, envelope(ms, line)), nil
@@ -174,7 +192,7 @@ func (r Record) AppendJSON(dst []byte) []byte {
 	} else {
 		dst = append(dst, `,"text":`...)
 	}
-	dst = append(dst, m.payload...)
+	dst = append(dst, r.payload...)
 	return append(dst, "}}}"...)
 }
 

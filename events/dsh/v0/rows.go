@@ -17,7 +17,7 @@ func malformed(tag, why string) error {
 // expandRow validates a row-tagged value the way dsh-session 0.1.0-rc.8's
 // validateRow does (exact keys, number and string types, dt arity, safe
 // member seqs and times) and appends its members.
-func expandRow(dst []Record, tag string, ms []member) ([]Record, error) {
+func (p *Parser) expandRow(dst []Record, tag string, ms []member) ([]Record, error) {
 	if !exactKeys(ms, "type", "seq0", "time0", "data") {
 		return dst, malformed(tag, "envelope must be exactly {type, seq0, time0, data}")
 	}
@@ -32,8 +32,8 @@ func expandRow(dst []Record, tag string, ms []member) ([]Record, error) {
 		return dst, malformed(tag, "time0 must be a safe integer")
 	}
 	dataRaw, _ := last(ms, "data")
-	var scratch [8]member
-	data, isObj, err := object(scratch[:0], dataRaw)
+	data, isObj, err := object(p.data[:0], dataRaw)
+	p.data = data
 	if err != nil || !isObj {
 		// isRecord: any object, arrays included; an array has none of the keys.
 		if err == nil && len(dataRaw) > 0 && dataRaw[0] == '[' {
@@ -80,23 +80,26 @@ func expandRow(dst []Record, tag string, ms []member) ([]Record, error) {
 		}
 	}
 	payloadRaw, _ := last(data, payloadKey)
-	payload, ok := stringArray(payloadRaw)
+	payload, ok := stringArray(p.payload[:0], payloadRaw)
+	p.payload = payload
 	if !ok || len(payload) == 0 {
 		return dst, malformed(tag, payloadKey+" must be a non-empty string array")
 	}
 	dtRaw, _ := last(data, "dt")
-	dts, ok := array(dtRaw)
+	dts, ok := array(p.dts[:0], dtRaw)
+	p.dts = dts
 	if !ok {
 		return dst, malformed(tag, "dt must be an array of safe integers")
 	}
-	gaps := make([]float64, len(dts))
-	for i, g := range dts {
+	gaps := p.gaps[:0]
+	for _, g := range dts {
 		v, ok := number(g)
 		if !ok || !safeInteger(v) {
 			return dst, malformed(tag, "dt must be an array of safe integers")
 		}
-		gaps[i] = v
+		gaps = append(gaps, v)
 	}
+	p.gaps = gaps
 	if len(gaps) != len(payload)-1 {
 		return dst, malformed(tag, fmt.Sprintf("dt length %d does not match %d members", len(gaps), len(payload)))
 	}
@@ -111,13 +114,11 @@ func expandRow(dst []Record, tag string, ms []member) ([]Record, error) {
 		}
 	}
 	t = time0
-	for k, p := range payload {
+	for k, pl := range payload {
 		if k > 0 {
 			t += gaps[k-1]
 		}
-		mm := *m
-		mm.payload = p
-		dst = append(dst, Record{Type: "assistant/chunk", HasType: true, Seq: seq0 + float64(k), Time: t, member: &mm})
+		dst = append(dst, Record{Type: TypeAssistantChunk, HasType: true, Seq: seq0 + float64(k), Time: t, member: m, payload: pl})
 	}
 	return dst, nil
 }
@@ -129,13 +130,12 @@ func dataKeysWhy(tag string) string {
 	return "data must be exactly {turn, step, index, dt, texts}"
 }
 
-// array splits a raw JSON array into its raw elements; ok is false for any
-// other value. raw is already validated.
-func array(raw []byte) ([][]byte, bool) {
+// array appends the raw elements of a raw JSON array to out; ok is false for
+// any other value. raw is already validated.
+func array(out [][]byte, raw []byte) ([][]byte, bool) {
 	if len(raw) == 0 || raw[0] != '[' {
-		return nil, false
+		return out, false
 	}
-	var out [][]byte
 	i := skipSpaceAt(raw, 1)
 	if raw[i] == ']' {
 		return out, true
@@ -151,8 +151,8 @@ func array(raw []byte) ([][]byte, bool) {
 	}
 }
 
-func stringArray(raw []byte) ([][]byte, bool) {
-	elems, ok := array(raw)
+func stringArray(out [][]byte, raw []byte) ([][]byte, bool) {
+	elems, ok := array(out, raw)
 	if !ok {
 		return nil, false
 	}

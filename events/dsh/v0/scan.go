@@ -91,6 +91,7 @@ type lineScanner struct {
 	frag     []byte
 	tooLong  bool
 	recs     []Record
+	parser   Parser
 	where    func(lineStart int64) string // position of a line, for messages
 	salvage  bool
 	salvaged []byte
@@ -139,7 +140,7 @@ func (s *lineScanner) consume(line []byte, lineStart, end int64) error {
 	if s.tooLong {
 		err = fmt.Errorf("line exceeds %d bytes: %w", s.maxLine, events.ErrLineTooLong)
 	} else {
-		s.recs, err = ParseLine(s.recs[:0], line)
+		s.recs, err = s.parser.ParseLine(s.recs[:0], line)
 	}
 	if errors.Is(err, ErrNullRecord) {
 		return fmt.Errorf("v0: %s: %w: a null storage record", s.where(lineStart), events.ErrCorrupt)

@@ -174,6 +174,10 @@ func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(`{"type":"tool-call-chunks","seq0":1,"time0":2,"data":{"turn":1,"step":1,"index":0,"id":"c","dt":[1e300],"args":["x","y"]}}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, line []byte) {
+		// The splitters trust their input; on any bytes they must still
+		// terminate without panicking.
+		_, _ = v0.Object(nil, line)
+		_, _ = v0.Array(nil, line)
 		recs, err := v0.ParseLine(nil, line)
 		if err != nil {
 			if !errors.Is(err, events.ErrCorrupt) && !errors.Is(err, v0.ErrNullRecord) {
@@ -182,6 +186,13 @@ func FuzzParseLine(f *testing.F) {
 			return
 		}
 		for i, r := range recs {
+			if ms, ok := v0.Object(nil, r.Data); ok {
+				for _, m := range ms {
+					if !json.Valid(m.Value) {
+						t.Fatalf("member %q of valid data is not JSON: %q", m.Key, m.Value)
+					}
+				}
+			}
 			b := r.AppendJSON(nil)
 			if !json.Valid(b) && r.Verbatim() && json.Valid(line) {
 				t.Fatalf("verbatim record is not the line")
