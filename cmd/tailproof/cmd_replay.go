@@ -131,6 +131,9 @@ func loadReplaySession(ctx context.Context, f replayFlags) (*session, error) {
 		if err != nil {
 			return nil, err
 		}
+		if isDSHV0(f.dsh, data) {
+			return newDSHV0Session(f.dsh, data)
+		}
 		return newDSHSession(f.dsh, data)
 	}
 	store, sid, err := f.sf.store()

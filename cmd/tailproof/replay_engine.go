@@ -19,6 +19,7 @@ import (
 	"github.com/tailproof/tailproof/guards"
 	"github.com/tailproof/tailproof/projections/apihistory"
 	"github.com/tailproof/tailproof/projections/attribution"
+	"github.com/tailproof/tailproof/projections/dshrecovery"
 	"github.com/tailproof/tailproof/projections/ledgerview"
 	"github.com/tailproof/tailproof/projections/timeline"
 	"github.com/tailproof/tailproof/projections/turns"
@@ -29,6 +30,7 @@ import (
 type session struct {
 	name string
 	dsh  bool
+	v0   *dshV0 // a dsh format v0 log (replay_dsh_v0.go)
 	// exists says which files were present (a missing transcript is evidence
 	// too: "transcript missing").
 	exists [2]bool
@@ -104,6 +106,7 @@ type stepper struct {
 	view  *ledgerview.View
 	trans []events.Event
 	enc   *turns.Enclosure
+	fold  dshrecovery.Fold // for a v0 log
 	tl    *timeline.Timeline
 	last  map[string]string
 	order []string
@@ -130,6 +133,9 @@ func (st *stepper) next() step {
 		} else {
 			states["turn enclosure"] = st.enc.Describe()
 		}
+	case *dshV0Body:
+		_ = st.fold.Apply(body.rec)
+		states["turn enclosure"] = st.fold.Describe()
 	default:
 		if ev.Stream == events.StreamLedger {
 			if rec, ok := asLedger(ev); ok {
@@ -266,6 +272,9 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 	if err := mem.MkdirAll("/replay", 0o755); err != nil {
 		out.Error = err.Error()
 		return out
+	}
+	if s.v0 != nil {
+		return decideDSHV0(mem, s, cut[0], out)
 	}
 	if s.dsh {
 		return decideDSH(mem, cut[0], out)

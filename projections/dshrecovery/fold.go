@@ -295,3 +295,45 @@ func numberOf(raw []byte) (float64, bool) {
 	}
 	return v, true
 }
+
+// Describe is the fold's state in one line, for replay and traces.
+func (f *Fold) Describe() string {
+	if err := f.Err(); err != nil {
+		return "refused: " + err.Error()
+	}
+	if !f.turnOpen {
+		return fmt.Sprintf("%d events, no open turn", f.n)
+	}
+	turn, _ := rawNumber(f.turn)
+	s := fmt.Sprintf("%d events, turn %s open", f.n, orQ(turn))
+	if f.stepOpen {
+		step, _ := optionalNumber(f.step)
+		s += ", step " + orQ(step) + " open"
+	}
+	if len(f.pending) > 0 {
+		s += ", awaiting"
+		for _, p := range f.pending {
+			if p.callSeq >= 0 {
+				s += fmt.Sprintf(" %s (tool/call #%d)", p.id, p.callSeq)
+			} else {
+				s += " " + p.id + " (not started)"
+			}
+		}
+	}
+	return s
+}
+
+func orQ(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
+}
+
+// OpenTurn is the open turn's number as dsh would write it in its closers.
+func (f *Fold) OpenTurn() (string, bool) {
+	if !f.turnOpen {
+		return "", false
+	}
+	return rawNumber(f.turn)
+}
