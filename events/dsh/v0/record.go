@@ -44,7 +44,6 @@ type rowMember struct {
 	chunkType       string // text-delta, reasoning-delta or tool-call-delta
 	turn, step, idx []byte // raw numbers
 	id, name        []byte // raw strings (tool-call-delta), name nil when absent
-	payload         []byte // raw string: text or argumentsDelta
 }
 
 // ErrNullRecord: a storage line that is JSON null. dsh's scanner dereferences
