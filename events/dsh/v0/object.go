@@ -1,6 +1,7 @@
 package v0
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -293,13 +294,7 @@ func skipFast(b []byte, i int) int {
 	for ; i < len(b); i++ {
 		switch b[i] {
 		case '"':
-			i++
-			for i < len(b) && b[i] != '"' {
-				if b[i] == '\\' {
-					i++
-				}
-				i++
-			}
+			i = stringEnd(b, i+1)
 			if i >= len(b) {
 				return len(b) // unterminated: only invalid input gets here
 			}
@@ -325,4 +320,25 @@ func skipFast(b []byte, i int) int {
 		}
 	}
 	return len(b)
+}
+
+// stringEnd is the index of the quote closing the string whose content
+// starts at b[i] (len(b) if none): the next quote not escaped by an odd run
+// of backslashes, found with IndexByte rather than byte by byte.
+func stringEnd(b []byte, i int) int {
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		q := i + j
+		k := q
+		for k > i && b[k-1] == '\\' {
+			k--
+		}
+		if (q-k)%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
 }
