@@ -3,6 +3,7 @@ package dshlog_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/adapters/dshlog"
@@ -70,4 +71,19 @@ func ExampleRecoverV0() {
 	// cut 37 bytes, kept at /home/me/.dsh/sessions/--proj--/s1/session.jsonl.broken-251
 	// step/end 2
 	// turn/end 3
+}
+
+// Where the published backend (0.1.0-rc.8) keeps a v0 log: the project
+// directory keeps the cwd readable, the session directory is the escaped id.
+// The paths below are the ones the package's own locate() returns.
+func ExampleV0Path() {
+	for _, cwd := range []string{"/home/me/proj x", `C:\Users\me`, "/", "/a//b:c/~d/é"} {
+		p, _ := dshlog.V0Path("/r", v0.Header{ID: "a/b", Cwd: []byte(strconv.Quote(cwd))}, v0.Zstd)
+		fmt.Println(p)
+	}
+	// Output:
+	// /r/--home-me-proj~0020x--/a~002Fb/session.jsonl.zstd
+	// /r/--C-Users-me--/a~002Fb/session.jsonl.zstd
+	// /r/--root--/a~002Fb/session.jsonl.zstd
+	// /r/--a-b-c-~007Ed-~00E9--/a~002Fb/session.jsonl.zstd
 }
