@@ -53,9 +53,9 @@ const (
 )
 
 // writeSession has the package write one session and returns its file.
-func writeSession(t *testing.T, o *oracle.Oracle, c config, seed, turns int) (root, rel string, data []byte) {
+func writeSession(t *testing.T, o *oracle.Oracle, c config, seed, turns int, big ...bool) (root, rel string, data []byte) {
 	root = t.TempDir()
-	if _, err := o.Write(root, c.compression, c.pack, oracleID, oracleCwd, seed, turns); err != nil {
+	if _, err := o.Write(root, c.compression, c.pack, oracleID, oracleCwd, seed, turns, len(big) > 0 && big[0]); err != nil {
 		t.Fatal(err)
 	}
 	key, _ := dshlog.ProjectKey(oracleCwd)
@@ -251,4 +251,36 @@ func TestOracleV0Damage(t *testing.T) {
 		}
 	}
 	t.Logf("%d damaged logs agree with the published backend", total)
+}
+
+// TestOracleV0LargeFrame cuts inside a frame of several zstd blocks (a 400 KB
+// tool result): the torn frame keeps the records of its complete blocks and
+// of a torn raw block's bytes, as Node's flush decoding does.
+func TestOracleV0LargeFrame(t *testing.T) {
+	o := startOracle(t)
+	c := config{"zstd", true}
+	_, rel, data := writeSession(t, o, c, 3, 2, true)
+	fr := v0.NewFrameReader(bytes.NewReader(data), 0)
+	var big v0.Frame
+	for {
+		f, err := fr.Next()
+		if err != nil {
+			break
+		}
+		if len(f.Bytes) > len(big.Bytes) {
+			big = v0.Frame{Index: f.Index, Offset: f.Offset, Bytes: append([]byte(nil), f.Bytes...)}
+		}
+	}
+	if len(big.Bytes) < 1000 {
+		t.Fatalf("no large frame (%d bytes)", len(big.Bytes))
+	}
+	n := 0
+	for k := 1; k < 40; k++ {
+		cut := int(big.Offset) + len(big.Bytes)*k/40
+		n++
+		if err := agree(t, o, c, rel, data[:cut]); err != nil {
+			t.Fatalf("cut at %d inside frame %d (%d..%d): %v", cut, big.Index, big.Offset, big.Offset+int64(len(big.Bytes)), err)
+		}
+	}
+	t.Logf("%d cuts inside a %d-byte frame agree", n, len(big.Bytes))
 }

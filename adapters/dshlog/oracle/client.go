@@ -115,10 +115,11 @@ func (o *Oracle) Load(root, compression, id string) (LoadAnswer, error) {
 	return a, err
 }
 
-// Write has the package write a generated session (see oracle.mjs).
-func (o *Oracle) Write(root, compression string, pack bool, id, cwd string, seed, turns int) ([]json.RawMessage, error) {
+// Write has the package write a generated session (see oracle.mjs); big
+// makes the first tool result about 400 KB, a frame of several zstd blocks.
+func (o *Oracle) Write(root, compression string, pack bool, id, cwd string, seed, turns int, big bool) ([]json.RawMessage, error) {
 	var w struct{ Events []json.RawMessage }
 	err := o.Call(map[string]any{"op": "write", "root": root, "compression": compression, "packChunks": pack,
-		"id": id, "cwd": cwd, "seed": seed, "turns": turns}, &w)
+		"id": id, "cwd": cwd, "seed": seed, "turns": turns, "big": big}, &w)
 	return w.Events, err
 }

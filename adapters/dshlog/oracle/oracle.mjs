@@ -2,7 +2,7 @@
 // (installed by install.sh) for tailproof's differential tests. It reads one
 // JSON request per stdin line and writes one JSON answer per stdout line:
 //
-//   {"op":"write","root","compression","packChunks","id","cwd","seed","turns"}
+//   {"op":"write","root","compression","packChunks","id","cwd","seed","turns","big"?}
 //       generates a session (seeded; turns of text, reasoning, tool calls and a
 //       compaction) and appends it through JsonlSessionPersistence, one
 //       append() — one zstd frame or one raw batch — per checkpoint. Answers
@@ -51,7 +51,7 @@ const WORDS = ['the', 'file', 'é', 'listing', 'src', 'main.go', '"quoted"', 'ta
 // types declare (dsh-session 0.1.0-rc.8 lib/types/types.d.ts), with
 // checkpoints where the real checkpoint policy flushes: before model
 // dispatch, before tool dispatch and after each step.
-function generate(seed, turns) {
+function generate(seed, turns, big) {
   const r = rng(seed)
   const pick = (xs) => xs[Math.floor(r() * xs.length)]
   const words = (n) => Array.from({ length: n }, () => pick(WORDS)).join(' ')
@@ -98,7 +98,9 @@ function generate(seed, turns) {
         cut() // before tool dispatch
         const callSeq = push('tool/call', { turn, step, callId: id, name: 'bash', arguments: args })
         if (r() < 0.5) cut()
-        surface.push(push('tool/result', { turn, step, message: { id: `r${turn}.${step}`, role: 'user', content: [{ type: 'tool-result', toolCallId: id, content: [{ type: 'text', text: words(4) }] }], source: { kind: 'tool', callId: id } } }, { surfaceOp: 'append', sourceEventSeqs: [callSeq] }))
+        // big: the first result is ~400 KB, so its frame holds several zstd blocks.
+        const text = big && turn === 1 && step === 1 ? Array.from({ length: 40000 }, () => words(2)).join('\n') : words(4)
+        surface.push(push('tool/result', { turn, step, message: { id: `r${turn}.${step}`, role: 'user', content: [{ type: 'tool-result', toolCallId: id, content: [{ type: 'text', text }] }], source: { kind: 'tool', callId: id } } }, { surfaceOp: 'append', sourceEventSeqs: [callSeq] }))
       } else {
         const n = Math.floor(r() * 8)
         const index = content.length
@@ -134,7 +136,7 @@ async function part(fn) {
 
 async function handle(m) {
   if (m.op === 'write') {
-    const { events, checkpoints } = generate(m.seed, m.turns)
+    const { events, checkpoints } = generate(m.seed, m.turns, m.big)
     Session.create(m.id, events) // the package's own validation of the generated shapes
     const { ctx, p } = await backend(m.root, m.compression, m.packChunks)
     await p.create({ version: 0, id: m.id, createdAt: 1781000000000, ...(m.cwd ? { cwd: m.cwd } : {}), delegationDepth: 0 })
