@@ -156,6 +156,18 @@ async function handle(m) {
     await ctx.dispose?.()
     return { stored, inspect, load: loaded }
   }
+  if (m.op === 'zstd') {
+    // Node's own zstd, as the backend calls it: compress one checksummed
+    // frame (compressZstdFrame), and decode a torn frame's bytes with
+    // ZSTD_e_flush (decompressZstdPrefix), for the frame decoder's checks.
+    const { zstdCompressSync, zstdDecompressSync, constants } = await import('node:zlib')
+    if (m.compress !== undefined) return { frame: zstdCompressSync(Buffer.from(m.compress, 'base64'), { params: { [constants.ZSTD_c_checksumFlag]: 1 } }).toString('base64') }
+    try {
+      return { plain: zstdDecompressSync(Buffer.from(m.prefix, 'base64'), { finishFlush: constants.ZSTD_e_flush }).toString('base64') }
+    } catch (e) {
+      return { error: String(e?.message ?? e) }
+    }
+  }
   throw new Error('unknown op ' + m.op)
 }
 
