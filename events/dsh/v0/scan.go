@@ -281,7 +281,6 @@ func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, erro
 			if s.commit != s.input {
 				return res, fmt.Errorf("v0: frame %d: %w: %v", res.Frames-1, events.ErrCorrupt, errTornRecord)
 			}
-			before := s.n
 			cur, frameBase = Frame{Index: torn.Index, Offset: torn.Offset}, s.input
 			s.salvage = true
 			if werr := s.write(dec.DecodePrefix(torn)); werr != nil {
@@ -289,7 +288,6 @@ func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, erro
 			}
 			res.Cut = torn.Offset
 			res.Salvaged, res.SalvagedEvents = s.salvaged, s.salvN
-			_ = before
 			break
 		}
 		if err != nil {
