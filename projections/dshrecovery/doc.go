@@ -23,8 +23,8 @@
 // cut (the torn tail), what to append after it (the complete records salvaged
 // from a torn zstd frame, then the closers, as one batch), or the refusal.
 // It fails closed where dsh would write something and then refuse its own
-// repair (an open turn/start without a turn, a tool request id that is not a
-// string) and where echoing a value faithfully would mean guessing
+// repair (an open turn/start without a turn or with a turn below 1, a tool
+// request id that is not a string) and where echoing a value faithfully would mean guessing
 // JavaScript's number formatting (a non-integer turn or step).
 //
 // Not modelled: dsh-session's surface-transition validation (surfaceOp

@@ -47,6 +47,11 @@ func (f *Fold) Closers() ([]Closer, error) {
 	if !ok {
 		return nil, fmt.Errorf("dshrecovery: %w: the open turn/start has no integer turn (dsh would write a turn/end without one and refuse its own repair)", events.ErrCorrupt)
 	}
+	if n, _ := strconv.ParseInt(turn, 10, 64); n < 1 {
+		// The package's next load checks every turn/end (migrateLegacyTurnEndEvent
+		// wants a safe integer turn >= 1): it would refuse the repair it wrote.
+		return nil, fmt.Errorf("dshrecovery: %w: the open turn is %s (dsh would write a turn/end its next load refuses)", events.ErrCorrupt, turn)
+	}
 	seq := f.n
 	t := strconv.FormatInt(int64(f.lastTime), 10)
 	var out []Closer
