@@ -83,7 +83,12 @@
 // dsh session log per model run (reported with its crash point 0) through
 // adapters.SessionLog, crashed inside a
 // random append at a random byte: every acknowledged event survives and the
-// loaded log is balanced; a second load repairs nothing.
+// loaded log is balanced; a second load repairs nothing. That log is dsh's
+// seed format v1; RunDSHV0 does the same for the published format v0
+// (DSHV0Batches: zstd or raw, packed or not), recovered by
+// adapters/dshlog.RecoverV0, and TestDSHV0ModelIsPublished has the published
+// package itself load the model's logs, so the model stays in its shapes.
+// RunDSHV0 is not part of Run: adding it would change every seed's draws.
 //
 // Run runs a range of scenarios and adds up a Report; `tailproof simulate`
 // is its command line. See docs/adr/0008-simulation-model.md for what the

@@ -1,6 +1,6 @@
 // Package jsonl is tailproof's durable storage on the files agent harnesses
 // already write: Qwen Code's runtime directory (transcripts and the prompt
-// terminal ledger) and dsh's v1 session logs. Everything goes through the
+// terminal ledger). (dsh's session logs live in adapters/dshlog.) Everything goes through the
 // adapters/vfs seam, so the crash tests run this very code on the strict
 // in-memory filesystem of adapters/memory.
 //
@@ -45,10 +45,4 @@
 //
 // FilesStore serves one session from two explicit paths (the CLI's
 // --ledger/--transcript), with the same writer.
-//
-// # dsh
-//
-// DSHLog is the dsh v1 session-log backend (adapters.SessionLog): cwd
-// buckets, id escaping, lazy materialization, contiguous seq, atomic summary
-// sidecar, and "close, don't truncate" loading.
 package jsonl

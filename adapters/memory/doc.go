@@ -21,5 +21,5 @@
 // QwenStore is the Qwen ledger/transcript contract (adapters.Store): the
 // production jsonl.QwenStore running on an FS, so simulations exercise the
 // real append path and can crash it. The dsh session-log contract lives in
-// this package's DSH files.
+// dsh.go (the production adapters/dshlog.Log on this FS).
 package memory

@@ -131,6 +131,10 @@ func loadReplaySession(ctx context.Context, f replayFlags) (*session, error) {
 		if err != nil {
 			return nil, err
 		}
+		if isDSHV0(f.dsh, data) {
+			s, err := newDSHV0Session(f.dsh, data)
+			return s, cli.WithCode(cli.Input, err)
+		}
 		s, err := newDSHSession(f.dsh, data)
 		return s, cli.WithCode(cli.Input, err)
 	}

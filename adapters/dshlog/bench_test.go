@@ -1,4 +1,4 @@
-package jsonl_test
+package dshlog_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tailproof/tailproof/adapters"
-	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/events/dsh"
@@ -55,7 +55,7 @@ func BenchmarkDSHRecover(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := jsonl.RecoverDSHLog(m, "/r/bench.jsonl"); err != nil {
+			if _, err := dshlog.RecoverV1(m, "/r/bench.jsonl"); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -68,7 +68,7 @@ func BenchmarkDSHRecover(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := jsonl.RecoverDSHLog(vfs.OS, path); err != nil {
+			if _, err := dshlog.RecoverV1(vfs.OS, path); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -78,7 +78,7 @@ func BenchmarkDSHRecover(b *testing.B) {
 // BenchmarkDSHAppend is one turn-sized batch (6 events) appended and fsynced
 // per op, on the OS filesystem under the test's temp dir.
 func BenchmarkDSHAppend(b *testing.B) {
-	l := jsonl.NewDSHLog(vfs.OS, b.TempDir(), jsonl.DSHOptions{})
+	l := dshlog.New(vfs.OS, b.TempDir(), dshlog.Options{})
 	cwd := "/w"
 	meta := dshBenchMeta(&cwd)
 	if err := l.Create(dshBG, meta); err != nil {
@@ -177,7 +177,7 @@ func BenchmarkDSHSessionCycle(b *testing.B) {
 	}{{"clean", -1}, {"crash", len(batches) - 2}} {
 		b.Run(tc.name, func(b *testing.B) {
 			clock := time.UnixMilli(1781000000000)
-			opts := jsonl.DSHOptions{Now: func() time.Time { return clock }}
+			opts := dshlog.Options{Now: func() time.Time { return clock }}
 			meta := adapters.SessionMeta{Header: dsh.Header{Version: dsh.Version, ID: "bench-session", CreatedAt: 1781000000000}}
 			b.ReportAllocs()
 			for b.Loop() {

@@ -1,4 +1,4 @@
-package jsonl_test
+package dshlog_test
 
 import (
 	"bytes"
@@ -17,9 +17,10 @@ import (
 
 	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/adapters/adaptertest"
-	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/dsh"
 )
 
@@ -39,7 +40,7 @@ func dshSummary(recs []dsh.Record) string {
 }
 
 func TestDSHRecoverScenarios(t *testing.T) {
-	datadriven.RunTest(t, "testdata/dsh/recover.txt", func(t *testing.T, d *datadriven.TestData) string {
+	datadriven.RunTest(t, "testdata/recover_v1.txt", func(t *testing.T, d *datadriven.TestData) string {
 		if d.Cmd != "recover" {
 			d.Fatalf(t, "unknown command %q", d.Cmd)
 		}
@@ -55,7 +56,7 @@ func TestDSHRecoverScenarios(t *testing.T) {
 		if err := m.WriteFile(path, []byte(input), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		rec, err := jsonl.RecoverDSHLog(m, path)
+		rec, err := dshlog.RecoverV1(m, path)
 		after, rerr := m.ReadFile(path)
 		if rerr != nil {
 			t.Fatal(rerr)
@@ -87,7 +88,7 @@ func TestDSHRecoverScenarios(t *testing.T) {
 			out.WriteString("COMMITTED PREFIX REWRITTEN\n")
 		}
 		// What the file holds now is exactly what was returned.
-		again, err := jsonl.RecoverDSHLog(m, path)
+		again, err := dshlog.RecoverV1(m, path)
 		if err != nil || len(again.Repair.Closers) != 0 || again.Repair.TruncatedBytes != 0 || len(again.Events) != len(rec.Events) {
 			fmt.Fprintf(&out, "NOT IDEMPOTENT: %v %+v\n", err, again.Repair)
 		}
@@ -102,26 +103,26 @@ func TestDSHEncodeSegment(t *testing.T) {
 		"\xed\xa0\x80": "~D800", "\xed\xb0\x80": "~DC00", "é": "~00E9", "😀": "~D83D~DE00",
 		"../../etc/pwn": "..~002F..~002Fetc~002Fpwn",
 	} {
-		got, err := jsonl.DSHEncodeSegment(in)
+		got, err := dshlog.EncodeSegment(in)
 		if err != nil || got != want {
 			t.Errorf("encode(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := jsonl.DSHEncodeSegment(""); !errors.Is(err, adapters.ErrInvalidSessionID) || !strings.Contains(err.Error(), "empty") {
+	if _, err := dshlog.EncodeSegment(""); !errors.Is(err, adapters.ErrInvalidSessionID) || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("empty: %v", err)
 	}
-	if _, err := jsonl.DSHEncodeSegment("a\xffb"); !errors.Is(err, adapters.ErrInvalidSessionID) {
+	if _, err := dshlog.EncodeSegment("a\xffb"); !errors.Is(err, adapters.ErrInvalidSessionID) {
 		t.Errorf("invalid UTF-8: %v", err)
 	}
-	slash, _ := jsonl.DSHEncodeSegment("/")
-	lit, _ := jsonl.DSHEncodeSegment("~002F")
+	slash, _ := dshlog.EncodeSegment("/")
+	lit, _ := dshlog.EncodeSegment("~002F")
 	if slash == lit {
 		t.Error("'~002F' and '/' collide")
 	}
-	if got := jsonl.DSHBucket(dshPtr("/proj")); got != "cwd-79903f0c2002" {
+	if got := dshlog.Bucket(dshPtr("/proj")); got != "cwd-79903f0c2002" {
 		t.Errorf("bucket(/proj) = %s", got)
 	}
-	if got := jsonl.DSHBucket(nil); got != "_no-cwd" {
+	if got := dshlog.Bucket(nil); got != "_no-cwd" {
 		t.Errorf("bucket(nil) = %s", got)
 	}
 }
@@ -131,8 +132,8 @@ func FuzzDSHEncodeSegment(f *testing.F) {
 		f.Add(s, "x")
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
-		ea, erra := jsonl.DSHEncodeSegment(a)
-		eb, errb := jsonl.DSHEncodeSegment(b)
+		ea, erra := dshlog.EncodeSegment(a)
+		eb, errb := dshlog.EncodeSegment(b)
 		if erra != nil || errb != nil {
 			return
 		}
@@ -149,9 +150,9 @@ func dshPtr(s string) *string { return &s }
 
 var dshBG = context.Background()
 
-func dshOSLog(t *testing.T) (*jsonl.DSHLog, string) {
+func dshOSLog(t *testing.T) (*dshlog.Log, string) {
 	root := filepath.Join(t.TempDir(), "root")
-	return jsonl.NewDSHLog(vfs.OS, root, jsonl.DSHOptions{}), root
+	return dshlog.New(vfs.OS, root, dshlog.Options{}), root
 }
 
 func dshMustAppend(t *testing.T, l adapters.SessionLog, id string, recs ...dsh.Record) {
@@ -225,7 +226,7 @@ func TestDSHTornTailCrash(t *testing.T) {
 	f.Close()
 	original, _ := os.ReadFile(path)
 
-	fresh := jsonl.NewDSHLog(vfs.OS, l.Root(), jsonl.DSHOptions{})
+	fresh := dshlog.New(vfs.OS, l.Root(), dshlog.Options{})
 	ls, err := fresh.Load(dshBG, "torn")
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +247,7 @@ func TestDSHTornTailCrash(t *testing.T) {
 	dshMustAppend(t, fresh, "torn",
 		dsh.NewRecord(10, 11, &dsh.TurnStart{Turn: 3, Trigger: dsh.Trigger{Kind: "continuation"}}),
 		dsh.NewRecord(11, 12, &dsh.TurnEnd{Turn: 3, Reason: dsh.Reason{Kind: "completed"}}))
-	again, err := jsonl.NewDSHLog(vfs.OS, l.Root(), jsonl.DSHOptions{}).Load(dshBG, "torn")
+	again, err := dshlog.New(vfs.OS, l.Root(), dshlog.Options{}).Load(dshBG, "torn")
 	if err != nil || len(again.Events) != 12 {
 		t.Fatalf("%v %d", err, len(again.Events))
 	}
@@ -299,7 +300,7 @@ func TestDSHSummaryFailures(t *testing.T) {
 	}
 	dshMustAppend(t, l, "s", dsh.NewRecord(6, 7, &dsh.TurnStart{Turn: 2, Trigger: dsh.Trigger{Kind: "continuation"}}))
 	l.Mem().Crash()
-	ls, err := memory.NewDSHLogOn(l.Mem(), memory.DefaultDSHRoot, jsonl.DSHOptions{}).Load(dshBG, "s")
+	ls, err := memory.NewDSHLogOn(l.Mem(), memory.DefaultDSHRoot, dshlog.Options{}).Load(dshBG, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +320,7 @@ func TestDSHVersion2Refused(t *testing.T) {
 	path, _ := l.LogPath(dshPtr("/w"), "v")
 	b, _ := os.ReadFile(path)
 	os.WriteFile(path, bytes.Replace(b, []byte(`"version":1`), []byte(`"version":2`), 1), 0o600)
-	_, err := jsonl.NewDSHLog(vfs.OS, l.Root(), jsonl.DSHOptions{}).Load(dshBG, "v")
+	_, err := dshlog.New(vfs.OS, l.Root(), dshlog.Options{}).Load(dshBG, "v")
 	if !errors.Is(err, adapters.ErrUnsupportedVersion) || !strings.Contains(err.Error(), "version") {
 		t.Fatalf("got %v", err)
 	}
@@ -329,12 +330,12 @@ func TestDSHVersion2Refused(t *testing.T) {
 func TestDSHHostileIDStaysUnderRoot(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "a", "b", "root")
-	l := jsonl.NewDSHLog(vfs.OS, root, jsonl.DSHOptions{})
+	l := dshlog.New(vfs.OS, root, dshlog.Options{})
 	for _, id := range []string{"../../etc/pwn", "../../../pwn", "/etc/passwd", "..", "."} {
 		for _, cwd := range []*string{nil, dshPtr("../../x")} {
 			m := adaptertest.SLMeta(id)
 			m.Header.Cwd = cwd
-			fresh := jsonl.NewDSHLog(vfs.OS, root, jsonl.DSHOptions{})
+			fresh := dshlog.New(vfs.OS, root, dshlog.Options{})
 			if err := fresh.Create(dshBG, m); err != nil {
 				if errors.Is(err, adapters.ErrSessionExists) {
 					continue
@@ -357,18 +358,18 @@ func TestDSHHostileIDStaysUnderRoot(t *testing.T) {
 // A line over the limit is a hole named by its line, not an allocation.
 func TestDSHLineTooLong(t *testing.T) {
 	m := memory.NewFS()
-	l := memory.NewDSHLogOn(m, "/s", jsonl.DSHOptions{MaxLineBytes: 512})
+	l := memory.NewDSHLogOn(m, "/s", dshlog.Options{MaxLineBytes: 512})
 	l.Create(dshBG, adaptertest.SLMeta("big", "/w"))
 	big := dsh.NewRecord(1, 2, &dsh.UserMessage{Content: []dsh.Block{{Type: "text", Text: strings.Repeat("x", 1000)}}, Source: dsh.Source{Kind: "user"}})
 	log := adaptertest.OneTurnLog()
 	log[1] = big
 	dshMustAppend(t, l, "big", log...)
-	_, err := memory.NewDSHLogOn(m, "/s", jsonl.DSHOptions{MaxLineBytes: 512}).Load(dshBG, "big")
+	_, err := memory.NewDSHLogOn(m, "/s", dshlog.Options{MaxLineBytes: 512}).Load(dshBG, "big")
 	if !errors.Is(err, adapters.ErrCorruptLog) || !strings.Contains(err.Error(), "line 3, offset") || !strings.Contains(err.Error(), "exceeds 512") {
 		t.Fatalf("got %v", err)
 	}
 	// With the default limit it loads.
-	if _, err := memory.NewDSHLogOn(m, "/s", jsonl.DSHOptions{}).Load(dshBG, "big"); err != nil {
+	if _, err := memory.NewDSHLogOn(m, "/s", dshlog.Options{}).Load(dshBG, "big"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -378,7 +379,7 @@ func TestDSHList(t *testing.T) {
 	l, root := dshOSLog(t)
 	l.Create(dshBG, adaptertest.SLMeta("ok", "/w"))
 	dshMustAppend(t, l, "ok", adaptertest.OneTurnLog()...)
-	bucket := filepath.Join(root, jsonl.DSHBucket(dshPtr("/w")))
+	bucket := filepath.Join(root, dshlog.Bucket(dshPtr("/w")))
 	long := `{"type":"session","version":1,"id":"long","createdAt":5,"pad":"` + strings.Repeat("p", 20<<10) + `"}` + "\n"
 	for name, content := range map[string]string{
 		"empty.jsonl": "", "noline.jsonl": `{"type":"session","version":1,"id":"x","createdAt":5}`,
@@ -400,20 +401,20 @@ func TestDSHList(t *testing.T) {
 	if ms[0].Summary.UpdatedAt != 5 {
 		t.Fatalf("without a summary updatedAt is createdAt: %v", ms[0].Summary.UpdatedAt)
 	}
-	missing := jsonl.NewDSHLog(vfs.OS, filepath.Join(root, "nope"), jsonl.DSHOptions{})
+	missing := dshlog.New(vfs.OS, filepath.Join(root, "nope"), dshlog.Options{})
 	if ms, err := missing.List(dshBG); err != nil || len(ms) != 0 {
 		t.Fatalf("missing root: %v %v", ms, err)
 	}
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o600)
-	if _, err := jsonl.NewDSHLog(vfs.OS, file, jsonl.DSHOptions{}).List(dshBG); !errors.Is(err, syscall.ENOTDIR) {
+	if _, err := dshlog.New(vfs.OS, file, dshlog.Options{}).List(dshBG); !errors.Is(err, syscall.ENOTDIR) {
 		t.Fatalf("root is a file: %v", err)
 	}
 	// A tracked session whose bucket path is a file: has reports the error.
 	r2 := filepath.Join(t.TempDir(), "r2")
 	os.MkdirAll(r2, 0o700)
-	os.WriteFile(filepath.Join(r2, jsonl.DSHBucket(dshPtr("/x"))), nil, 0o600)
-	l2 := jsonl.NewDSHLog(vfs.OS, r2, jsonl.DSHOptions{})
+	os.WriteFile(filepath.Join(r2, dshlog.Bucket(dshPtr("/x"))), nil, 0o600)
+	l2 := dshlog.New(vfs.OS, r2, dshlog.Options{})
 	l2.Create(dshBG, adaptertest.SLMeta("h", "/x"))
 	if _, err := l2.Has(dshBG, "h"); !errors.Is(err, syscall.ENOTDIR) {
 		t.Fatalf("bucket is a file: %v", err)
@@ -434,7 +435,7 @@ func TestDSHFailedRollbackIsRepairedBeforeTheNextAppend(t *testing.T) {
 		t.Fatal("append succeeded")
 	}
 	dshMustAppend(t, l, "s", next, dsh.NewRecord(7, 8, &dsh.TurnEnd{Turn: 2, Reason: dsh.Reason{Kind: "completed"}}))
-	ls, err := memory.NewDSHLogOn(l.Mem(), memory.DefaultDSHRoot, jsonl.DSHOptions{}).Load(dshBG, "s")
+	ls, err := memory.NewDSHLogOn(l.Mem(), memory.DefaultDSHRoot, dshlog.Options{}).Load(dshBG, "s")
 	if err != nil || len(ls.Events) != 8 {
 		t.Fatalf("%v %d", err, len(ls.Events))
 	}
@@ -450,12 +451,12 @@ func TestDSHAppendNamesTheFirstBadSeq(t *testing.T) {
 	model := func(cursor int64, batch []dsh.Record) string {
 		for _, r := range batch {
 			if _, err := r.Canonical(); err != nil {
-				return fmt.Sprintf("jsonl: session %q: %v", "s", err)
+				return fmt.Sprintf("dshlog: session %q: %v", "s", err)
 			}
 		}
 		for i, r := range batch {
 			if want := cursor + int64(i); r.Seq != want {
-				return fmt.Sprintf("jsonl: append seq mismatch for %q: expected %d at index %d, got %d: %v", "s", want, i, r.Seq, adapters.ErrSeqMismatch)
+				return fmt.Sprintf("dshlog: append seq mismatch for %q: expected %d at index %d, got %d: %v", "s", want, i, r.Seq, adapters.ErrSeqMismatch)
 			}
 		}
 		return ""
@@ -486,5 +487,15 @@ func TestDSHAppendNamesTheFirstBadSeq(t *testing.T) {
 				t.Errorf("seqs %v: %v does not wrap ErrSeqMismatch", seqs, err)
 			}
 		}
+	}
+}
+
+func TestErrCorruptLogIsEventsErrCorrupt(t *testing.T) {
+	err := fmt.Errorf("dshlog: x: %w", adapters.ErrCorruptLog)
+	if !errors.Is(err, adapters.ErrCorruptLog) || !errors.Is(err, events.ErrCorrupt) {
+		t.Fatalf("%v is not classified as both", err)
+	}
+	if errors.Is(events.ErrCorrupt, adapters.ErrCorruptLog) {
+		t.Fatal("the classification runs one way")
 	}
 }

@@ -1,4 +1,4 @@
-package jsonl_test
+package dshlog_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/adapters/adaptertest"
-	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/events/dsh"
 	"github.com/tailproof/tailproof/projections/turns"
@@ -35,7 +35,7 @@ func recLine(r dsh.Record) string { return string(dsh.AppendRecord(nil, r)) }
 // changes nothing, and the next append is a line of its own.
 func dshCheckRecovered(t *testing.T, m *memory.FS, durable []dsh.Record, label string) {
 	t.Helper()
-	ls, err := memory.NewDSHLogOn(m, dshCrashRoot, jsonl.DSHOptions{}).Load(dshBG, "c")
+	ls, err := memory.NewDSHLogOn(m, dshCrashRoot, dshlog.Options{}).Load(dshBG, "c")
 	if err != nil {
 		t.Fatalf("%s: load: %v", label, err)
 	}
@@ -55,17 +55,17 @@ func dshCheckRecovered(t *testing.T, m *memory.FS, durable []dsh.Record, label s
 	if cl, err := turns.Closers(ls.Events); err != nil || len(cl) != 0 {
 		t.Fatalf("%s: not balanced after load: %v %v", label, cl, err)
 	}
-	again, err := memory.NewDSHLogOn(m, dshCrashRoot, jsonl.DSHOptions{}).Load(dshBG, "c")
+	again, err := memory.NewDSHLogOn(m, dshCrashRoot, dshlog.Options{}).Load(dshBG, "c")
 	if err != nil || len(again.Repair.Closers) != 0 || again.Repair.TruncatedBytes != 0 || len(again.Events) != len(ls.Events) {
 		t.Fatalf("%s: second load repaired again: %v %+v", label, err, again.Repair)
 	}
 	n := int64(len(ls.Events))
 	next := dsh.NewRecord(n, 100, &dsh.TurnStart{Turn: 3, Trigger: dsh.Trigger{Kind: "continuation"}})
-	l := memory.NewDSHLogOn(m, dshCrashRoot, jsonl.DSHOptions{})
+	l := memory.NewDSHLogOn(m, dshCrashRoot, dshlog.Options{})
 	if err := l.Append(dshBG, "c", []dsh.Record{next}); err != nil {
 		t.Fatalf("%s: next append: %v", label, err)
 	}
-	after, err := memory.NewDSHLogOn(m, dshCrashRoot, jsonl.DSHOptions{}).Load(dshBG, "c")
+	after, err := memory.NewDSHLogOn(m, dshCrashRoot, dshlog.Options{}).Load(dshBG, "c")
 	if err != nil {
 		t.Fatalf("%s: reload after append: %v", label, err)
 	}
@@ -75,7 +75,7 @@ func dshCheckRecovered(t *testing.T, m *memory.FS, durable []dsh.Record, label s
 }
 
 func dshLogPath(t *testing.T) string {
-	p, err := jsonl.NewDSHLog(memory.NewFS(), dshCrashRoot, jsonl.DSHOptions{}).LogPath(dshPtr("/w"), "c")
+	p, err := dshlog.New(memory.NewFS(), dshCrashRoot, dshlog.Options{}).LogPath(dshPtr("/w"), "c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestDSHTornAppendThenPowerLoss(t *testing.T) {
 	for k := 0; k <= n; k++ {
 		for _, keep := range []int{0, k / 2, k} {
 			m := memory.NewFS()
-			l := memory.NewDSHLogOn(m, dshCrashRoot, jsonl.DSHOptions{})
+			l := memory.NewDSHLogOn(m, dshCrashRoot, dshlog.Options{})
 			if err := l.Create(dshBG, adaptertest.SLMeta("c", "/w")); err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +149,7 @@ func TestDSHCrashDuringRepair(t *testing.T) {
 	path := dshLogPath(t)
 	setup := func() *memory.FS {
 		m := memory.NewFS()
-		l := memory.NewDSHLogOn(m, dshCrashRoot, jsonl.DSHOptions{})
+		l := memory.NewDSHLogOn(m, dshCrashRoot, dshlog.Options{})
 		l.Create(dshBG, adaptertest.SLMeta("c", "/w"))
 		if err := l.Append(dshBG, "c", append(append([]dsh.Record(nil), durable...), last)); err != nil {
 			t.Fatal(err)
@@ -164,7 +164,7 @@ func TestDSHCrashDuringRepair(t *testing.T) {
 		f.Close()
 		return m
 	}
-	clean, err := memory.NewDSHLogOn(setup(), dshCrashRoot, jsonl.DSHOptions{}).Load(dshBG, "c")
+	clean, err := memory.NewDSHLogOn(setup(), dshCrashRoot, dshlog.Options{}).Load(dshBG, "c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestDSHCrashDuringRepair(t *testing.T) {
 		for nth := 1; ; nth++ {
 			m := setup()
 			m.Inject(memory.Fault{Op: op, Nth: nth, Crash: true, Torn: 7})
-			_, err := memory.NewDSHLogOn(m, dshCrashRoot, jsonl.DSHOptions{}).Load(dshBG, "c")
+			_, err := memory.NewDSHLogOn(m, dshCrashRoot, dshlog.Options{}).Load(dshBG, "c")
 			if !m.Halted() {
 				if err != nil {
 					t.Fatalf("%s #%d: load failed without a fault: %v", op, nth, err)
@@ -184,7 +184,7 @@ func TestDSHCrashDuringRepair(t *testing.T) {
 			fired++
 			label := fmt.Sprintf("crash at %s #%d", op, nth)
 			m.CrashKeeping(func(string, []byte) int { return 7 })
-			ls, err := memory.NewDSHLogOn(m, dshCrashRoot, jsonl.DSHOptions{}).Load(dshBG, "c")
+			ls, err := memory.NewDSHLogOn(m, dshCrashRoot, dshlog.Options{}).Load(dshBG, "c")
 			if err != nil {
 				t.Fatalf("%s: %v", label, err)
 			}
@@ -209,14 +209,14 @@ func TestDSHCrashDuringRepair(t *testing.T) {
 // cover the log's entry) fails.
 func TestDSHMaterializeDurableWithoutSummary(t *testing.T) {
 	m := memory.NewFS()
-	l := memory.NewDSHLogOn(m, dshCrashRoot, jsonl.DSHOptions{})
+	l := memory.NewDSHLogOn(m, dshCrashRoot, dshlog.Options{})
 	l.Create(dshBG, adaptertest.SLMeta("c", "/w"))
 	m.Inject(memory.Fault{Op: memory.OpRename})
 	if err := l.Append(dshBG, "c", adaptertest.OneTurnLog()); err != nil {
 		t.Fatal(err)
 	}
 	m.Crash()
-	ls, err := memory.NewDSHLogOn(m, dshCrashRoot, jsonl.DSHOptions{}).Load(dshBG, "c")
+	ls, err := memory.NewDSHLogOn(m, dshCrashRoot, dshlog.Options{}).Load(dshBG, "c")
 	if err != nil || len(ls.Events) != 6 {
 		t.Fatalf("%v %d", err, len(ls.Events))
 	}
@@ -246,7 +246,7 @@ func FuzzDSHRecover(f *testing.F) {
 		if err := m.WriteFile(path, content, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		rec, err := jsonl.RecoverDSHLog(m, path)
+		rec, err := dshlog.RecoverV1(m, path)
 		after, _ := m.ReadFile(path)
 		if err != nil {
 			if !bytes.Equal(after, content) {
@@ -267,7 +267,7 @@ func FuzzDSHRecover(f *testing.F) {
 				t.Fatalf("evidence missing or different: %v", err)
 			}
 		}
-		again, err := jsonl.RecoverDSHLog(m, path)
+		again, err := dshlog.RecoverV1(m, path)
 		if err != nil || len(again.Events) != len(rec.Events) || again.Repair.TruncatedBytes != 0 || len(again.Repair.Closers) != 0 {
 			t.Fatalf("not idempotent: %v %+v", err, again.Repair)
 		}
