@@ -74,24 +74,8 @@ func BenchmarkSmallRecords(b *testing.B) {
 		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/recs, "B/record")
 	}
 	b.Run("decode", func(b *testing.B) {
-		c := Codec{}
 		var evs []events.Event
-		perRecord(b, func() {
-			got := 0
-			for line, err := range events.Lines(bytes.NewReader(data), 0) {
-				if err != nil {
-					b.Fatal(err)
-				}
-				evs, err = c.DecodeLine(evs[:0], line)
-				if err != nil {
-					b.Fatal(err)
-				}
-				got += len(evs)
-			}
-			if got != n {
-				b.Fatalf("decoded %d of %d records", got, n)
-			}
-		})
+		perRecord(b, func() { evs = decodeAll(b, data, evs, n) })
 	})
 	b.Run("chain", func(b *testing.B) {
 		perRecord(b, func() {
