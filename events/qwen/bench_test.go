@@ -216,3 +216,26 @@ func benchChainFile(b *testing.B, name string, read func(open func() (io.ReadClo
 	b.ReportMetric(float64(st.Records), "records")
 	b.ReportMetric(float64(peak.Load()-min(peak.Load(), base.HeapInuse))/float64(st.Records), "heap-B/record")
 }
+
+// BenchmarkSkipLine is the scanner alone: each line validated as one JSON
+// value and skipped, as pass 1 skips a record's payloads, per shape.
+func BenchmarkSkipLine(b *testing.B) {
+	for _, name := range shape.Names {
+		b.Run(name, func(b *testing.B) {
+			data, _ := memTranscript(b, name)
+			lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+			b.SetBytes(int64(len(data)))
+			var s scanner
+			cpu := cpuSeconds()
+			for b.Loop() {
+				for _, l := range lines {
+					s.reset(l)
+					if _, ok := s.value(); !ok {
+						b.Fatal(s.err)
+					}
+				}
+			}
+			reportCPU(b, cpu, int64(len(data)))
+		})
+	}
+}

@@ -127,7 +127,6 @@ func (p *recordParser) recover(b []byte, base int, out *lineResult) {
 			// Jump to the next quote or backslash: strings hold the bulk.
 			j := indexQuoteOrBackslash(b[i:])
 			if j < 0 {
-				i = len(b)
 				break
 			}
 			i += j
