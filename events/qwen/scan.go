@@ -160,10 +160,10 @@ func (s *scanner) stringEnd() (escaped, plain, ok bool) {
 				s.i = i
 				return escaped, false, s.fail("unterminated escape")
 			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			switch escapeLen[b[i+1]] {
+			case 2:
 				i += 2
-			case 'u':
+			case 6:
 				if i+6 > len(b) || !isHex4(b[i+2:i+6]) {
 					s.i = i
 					return escaped, false, s.fail("invalid \\u escape")
@@ -340,7 +340,7 @@ func (s *scanner) skipContainer() bool {
 			s.push(false)
 			continue
 		case '"':
-			if _, _, ok := s.stringEnd(); !ok {
+			if !s.skipString() {
 				return false
 			}
 		case 't':
