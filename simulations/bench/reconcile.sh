@@ -10,7 +10,9 @@
 #
 # RUNS (default 3) sets the runs per shape; each run restores the ledger so
 # that every reconcile decides the same dangling prompt. REWIND_EVERY makes
-# the generator branch every N-th turn (the two-pass fallback).
+# the generator branch every N-th turn (the two-pass fallback). tailproof is
+# measured as built by default and, as "tailproof+simd", built with
+# GOEXPERIMENT=simd (the AVX2 string skipper; SIMD=0 leaves it out).
 # Needs: go; for the reference, node and @qwen-code/qwen-code@0.24.4
 # (simulations/conformance/install.sh, or set QWEN_PKG to the package dir).
 set -euo pipefail
@@ -36,6 +38,10 @@ if [ -n "$PKG" ] && command -v node >/dev/null; then REF=1; else
 fi
 
 go build -o "$WORK/tailproof" ./cmd/tailproof
+VARIANTS=(tailproof)
+if [ "${SIMD:-1}" = 1 ] && GOEXPERIMENT=simd go build -o "$WORK/tailproof+simd" ./cmd/tailproof 2>/dev/null; then
+  VARIANTS+=(tailproof+simd)
+fi
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # measure LABEL CMD... prints "seconds KiB" of the command.
@@ -54,29 +60,35 @@ for shape in "${SHAPES[@]}"; do
   FILE="$WORK/tp/$CHATS/$SID.jsonl"
   BYTES=$(stat -c %s "$FILE")
   cat "$FILE" "$WORK/ref/$CHATS/$SID.jsonl" >/dev/null # both copies in the page cache
-  : >"$WORK/tp.s"; : >"$WORK/ref.s"; : >"$WORK/wc.s"; : >"$WORK/tp.kib"; : >"$WORK/ref.kib"
+  for v in "${VARIANTS[@]}" ref wc; do : >"$WORK/$v.s"; : >"$WORK/$v.kib"; done
   for run in $(seq "$RUNS"); do
-    cp "$WORK/ledger.orig" "$WORK/tp/$CHATS/$SID.ledger.jsonl"
-    read -r ts tk < <(measure "$WORK/tailproof" reconcile --qwen-runtime "$WORK/tp" --cwd "$CWD" --session "$SID" --now 1900000000000)
-    verdict=$(tail -1 "$WORK/tp/$CHATS/$SID.ledger.jsonl" | sed 's/.*"terminal":"\([a-z]*\)".*/\1/')
-    read -r ws _ < <(measure wc -l "$FILE")
-    line="$shape run $run: tailproof $ts s ($(mbps "$BYTES" "$ts") MB/s, $((tk / 1024)) MiB, $verdict)"
-    echo "$ts" >>"$WORK/tp.s"; echo "$tk" >>"$WORK/tp.kib"; echo "$ws" >>"$WORK/wc.s"
+    line="$shape run $run:"
+    for v in "${VARIANTS[@]}"; do
+      cp "$WORK/ledger.orig" "$WORK/tp/$CHATS/$SID.ledger.jsonl"
+      read -r ts tk < <(measure "$WORK/$v" reconcile --qwen-runtime "$WORK/tp" --cwd "$CWD" --session "$SID" --now 1900000000000)
+      verdict=$(tail -1 "$WORK/tp/$CHATS/$SID.ledger.jsonl" | sed 's/.*"terminal":"\([a-z]*\)".*/\1/')
+      line="$line $v $ts s ($(mbps "$BYTES" "$ts") MB/s, $((tk / 1024)) MiB, $verdict) |"
+      echo "$ts" >>"$WORK/$v.s"; echo "$tk" >>"$WORK/$v.kib"
+    done
     if [ "$REF" = 1 ]; then
       cp "$WORK/ledger.orig" "$WORK/ref/$CHATS/$SID.ledger.jsonl"
       read -r rs rk < <(measure node --max-old-space-size=8192 simulations/bench/reference.mjs "$PKG" "$WORK/ref" "$CWD" "$SID")
       rverdict=$(tail -1 "$WORK/ref/$CHATS/$SID.ledger.jsonl" | sed 's/.*"terminal":"\([a-z]*\)".*/\1/')
-      line="$line | reference $rs s ($((rk / 1024)) MiB, $rverdict) | ratio $(awk -v a="$rs" -v b="$ts" 'BEGIN { printf "%.1f", a / b }')x"
+      line="$line reference $rs s ($((rk / 1024)) MiB, $rverdict) |"
       echo "$rs" >>"$WORK/ref.s"; echo "$rk" >>"$WORK/ref.kib"
     fi
-    echo "$line | wc -l $ws s ($(mbps "$BYTES" "$ws") MB/s)"
+    read -r ws _ < <(measure wc -l "$FILE")
+    echo "$ws" >>"$WORK/wc.s"
+    echo "$line wc -l $ws s ($(mbps "$BYTES" "$ws") MB/s)"
   done
-  ts=$(median <"$WORK/tp.s"); tk=$(median <"$WORK/tp.kib"); ws=$(median <"$WORK/wc.s")
-  summary="$shape median of $RUNS, $((BYTES >> 20)) MiB: tailproof $ts s, $(mbps "$BYTES" "$ts") MB/s, $((tk / 1024)) MiB peak RSS"
-  if [ "$REF" = 1 ]; then
-    rs=$(median <"$WORK/ref.s"); rk=$(median <"$WORK/ref.kib")
-    summary="$summary | reference $rs s, $((rk / 1024)) MiB | $(awk -v a="$rs" -v b="$ts" 'BEGIN { printf "%.1f", a / b }')x faster"
-  fi
-  echo "$summary | wc -l $ws s, $(mbps "$BYTES" "$ws") MB/s ($(awk -v a="$ts" -v b="$ws" 'BEGIN { printf "%.1f", a / b }')x wc -l)"
+  ws=$(median <"$WORK/wc.s")
+  [ "$REF" = 1 ] && rs=$(median <"$WORK/ref.s") && rk=$(median <"$WORK/ref.kib") &&
+    echo "$shape median of $RUNS, $((BYTES >> 20)) MiB: reference $rs s, $((rk / 1024)) MiB | wc -l $ws s, $(mbps "$BYTES" "$ws") MB/s"
+  for v in "${VARIANTS[@]}"; do
+    ts=$(median <"$WORK/$v.s"); tk=$(median <"$WORK/$v.kib")
+    summary="$shape median of $RUNS: $v $ts s, $(mbps "$BYTES" "$ts") MB/s, $((tk / 1024)) MiB peak RSS"
+    [ "$REF" = 1 ] && summary="$summary, $(awk -v a="$rs" -v b="$ts" 'BEGIN { printf "%.1f", a / b }')x faster than the reference"
+    echo "$summary, $(awk -v a="$ts" -v b="$ws" 'BEGIN { printf "%.1f", a / b }')x the time of wc -l"
+  done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
