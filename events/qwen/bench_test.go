@@ -132,18 +132,30 @@ func BenchmarkDecodeReference(b *testing.B) {
 // figures use 268435456 and 1073741824), per shape. MB/cpu-s counts the file
 // once per pass pair; peak-heap-MiB is the largest HeapInuse sampled every
 // 20 ms during the run (ReadMemStats stops the world, so sampling is
-// sparse).
+// sparse). "mixed-rewind" branches every 20th turn.
 func BenchmarkLoadChain(b *testing.B) {
-	for _, name := range shape.Names {
-		b.Run(name, func(b *testing.B) {
-			benchChainFile(b, name, func(open func() (io.ReadCloser, error), visit func(int, events.Event) error) (*Chain, error) {
-				c, err := LoadChain(open, LoadOptions{})
-				if err != nil {
-					return nil, err
-				}
-				return c, c.Walk(open, visit)
-			})
-		})
+	benchShapes(b, func(open Opener, visit func(int, events.Event) error, _ func()) (*Chain, error) {
+		c, err := LoadChain(open, LoadOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return c, c.Walk(open, visit)
+	})
+}
+
+// BenchmarkScan is BenchmarkLoadChain with Scan: one pass while the chain
+// is linear, a restart and a walk on the rewound shape.
+func BenchmarkScan(b *testing.B) {
+	benchShapes(b, func(open Opener, visit func(int, events.Event) error, restart func()) (*Chain, error) {
+		return Scan(open, LoadOptions{}, visit, restart)
+	})
+}
+
+type chainReader func(open Opener, visit func(int, events.Event) error, restart func()) (*Chain, error)
+
+func benchShapes(b *testing.B, read chainReader) {
+	for _, name := range append(shape.Names, "mixed-rewind") {
+		b.Run(name, func(b *testing.B) { benchChainFile(b, name, read) })
 	}
 }
 
@@ -162,13 +174,21 @@ func benchBytes(b *testing.B, def int64) int64 {
 // benchChainFile writes the shape to a file and runs read (which reads the
 // active chain, calling visit for each record) over it, reporting
 // throughput, the peak heap and the heap per record.
-func benchChainFile(b *testing.B, name string, read func(open func() (io.ReadCloser, error), visit func(int, events.Event) error) (*Chain, error)) {
+func benchChainFile(b *testing.B, name string, read chainReader) {
 	path := filepath.Join(b.TempDir(), "5b1f0c7e-8d2a-4f3b-9c1d-2e4f6a8b0c1d.jsonl")
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := benchTranscript(b, f, name, benchBytes(b, 64<<20))
+	opts := shape.Options{Shape: name, Bytes: benchBytes(b, 64<<20), Seed: 1,
+		SessionID: "5b1f0c7e-8d2a-4f3b-9c1d-2e4f6a8b0c1d", Cwd: "/work/demo", StartMs: 1767225600000}
+	if name == "mixed-rewind" {
+		opts.Shape, opts.RewindEvery = "mixed", 20
+	}
+	st, err := shape.Write(f, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
 	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
@@ -200,11 +220,11 @@ func benchChainFile(b *testing.B, name string, read func(open func() (io.ReadClo
 	cpu := cpuSeconds()
 	for b.Loop() {
 		n := 0
-		c, err := read(open, func(i int, ev events.Event) error { n++; return nil })
+		c, err := read(open, func(i int, ev events.Event) error { n++; return nil }, func() { n = 0 })
 		if err != nil {
 			b.Fatal(err)
 		}
-		if int64(n) != st.Records || c.Len != n || c.Degraded() != "" {
+		if c.Len != n || c.Degraded() != "" || opts.RewindEvery == 0 && int64(n) != st.Records {
 			b.Fatalf("walked %d of %d records, chain %d, degraded=%q", n, st.Records, c.Len, c.Degraded())
 		}
 	}
