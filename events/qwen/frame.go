@@ -18,8 +18,14 @@ import (
 // line longer than the read size is not copied a second time.
 
 // frameSize is the buffer a framer starts with and reads into; a longer
-// line grows it (up to the line limit) for the rest of the read.
-const frameSize = 256 << 10
+// line grows it (up to the line limit) for the rest of the read. Buffers
+// up to maxPooledFrame go back to the pool: a decision reads a small
+// session several times, and a large one's long lines should not grow a
+// buffer per pass.
+const (
+	frameSize      = 64 << 10
+	maxPooledFrame = 1 << 20
+)
 
 var framePool = sync.Pool{New: func() any { b := make([]byte, frameSize); return &b }}
 
@@ -42,9 +48,10 @@ func newFramer(r io.Reader, max int) *framer {
 	return &framer{r: r, buf: *framePool.Get().(*[]byte), max: max, line: 1}
 }
 
-// release returns the buffer to the pool (unless a long line grew it).
+// release returns the buffer to the pool (unless a long line grew it
+// past maxPooledFrame).
 func (f *framer) release() {
-	if b := f.buf; len(b) == frameSize {
+	if b := f.buf; len(b) >= frameSize && len(b) <= maxPooledFrame {
 		framePool.Put(&b)
 	}
 	f.buf = nil
