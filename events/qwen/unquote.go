@@ -11,7 +11,7 @@ import (
 // Decoding the values the scanner found: strings (with JSON.parse's
 // replacement of invalid UTF-8 and lone surrogates) and truthiness.
 
-// str decodes a string span. Strings without escapes and with valid UTF-8
+// spanString decodes a string span. Strings without escapes and with valid UTF-8
 // are copied once; everything else goes through unquoteAppend, which
 // replaces invalid UTF-8 and lone surrogates with U+FFFD as encoding/json
 // does.
