@@ -44,10 +44,11 @@ if [ "${SIMD:-1}" = 1 ] && GOEXPERIMENT=simd go build -o "$WORK/tailproof+simd" 
 fi
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# measure LABEL CMD... prints "seconds KiB" of the command.
+# measure CMD... prints "wall-seconds KiB cpu-seconds" of the command (CPU
+# time, user plus system, is the figure to compare on a loaded machine).
 measure() {
-  /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; return 1; }
-  cat "$WORK/time"
+  /usr/bin/time -f "%e %M %U %S" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; return 1; }
+  awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$WORK/time"
 }
 mbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.0f", b / 1e6 / s; else print "inf" }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -60,34 +61,34 @@ for shape in "${SHAPES[@]}"; do
   FILE="$WORK/tp/$CHATS/$SID.jsonl"
   BYTES=$(stat -c %s "$FILE")
   cat "$FILE" "$WORK/ref/$CHATS/$SID.jsonl" >/dev/null # both copies in the page cache
-  for v in "${VARIANTS[@]}" ref wc; do : >"$WORK/$v.s"; : >"$WORK/$v.kib"; done
+  for v in "${VARIANTS[@]}" ref wc; do : >"$WORK/$v.s"; : >"$WORK/$v.kib"; : >"$WORK/$v.cpu"; done
   for run in $(seq "$RUNS"); do
     line="$shape run $run:"
     for v in "${VARIANTS[@]}"; do
       cp "$WORK/ledger.orig" "$WORK/tp/$CHATS/$SID.ledger.jsonl"
-      read -r ts tk < <(measure "$WORK/$v" reconcile --qwen-runtime "$WORK/tp" --cwd "$CWD" --session "$SID" --now 1900000000000)
+      read -r ts tk tc < <(measure "$WORK/$v" reconcile --qwen-runtime "$WORK/tp" --cwd "$CWD" --session "$SID" --now 1900000000000)
       verdict=$(tail -1 "$WORK/tp/$CHATS/$SID.ledger.jsonl" | sed 's/.*"terminal":"\([a-z]*\)".*/\1/')
-      line="$line $v $ts s ($(mbps "$BYTES" "$ts") MB/s, $((tk / 1024)) MiB, $verdict) |"
-      echo "$ts" >>"$WORK/$v.s"; echo "$tk" >>"$WORK/$v.kib"
+      line="$line $v $ts s ($(mbps "$BYTES" "$ts") MB/s, cpu $tc s, $((tk / 1024)) MiB, $verdict) |"
+      echo "$ts" >>"$WORK/$v.s"; echo "$tk" >>"$WORK/$v.kib"; echo "$tc" >>"$WORK/$v.cpu"
     done
     if [ "$REF" = 1 ]; then
       cp "$WORK/ledger.orig" "$WORK/ref/$CHATS/$SID.ledger.jsonl"
-      read -r rs rk < <(measure node --max-old-space-size=8192 simulations/bench/reference.mjs "$PKG" "$WORK/ref" "$CWD" "$SID")
+      read -r rs rk rc < <(measure node --max-old-space-size=8192 simulations/bench/reference.mjs "$PKG" "$WORK/ref" "$CWD" "$SID")
       rverdict=$(tail -1 "$WORK/ref/$CHATS/$SID.ledger.jsonl" | sed 's/.*"terminal":"\([a-z]*\)".*/\1/')
-      line="$line reference $rs s ($((rk / 1024)) MiB, $rverdict) |"
-      echo "$rs" >>"$WORK/ref.s"; echo "$rk" >>"$WORK/ref.kib"
+      line="$line reference $rs s (cpu $rc s, $((rk / 1024)) MiB, $rverdict) |"
+      echo "$rs" >>"$WORK/ref.s"; echo "$rk" >>"$WORK/ref.kib"; echo "$rc" >>"$WORK/ref.cpu"
     fi
-    read -r ws _ < <(measure wc -l "$FILE")
-    echo "$ws" >>"$WORK/wc.s"
-    echo "$line wc -l $ws s ($(mbps "$BYTES" "$ws") MB/s)"
+    read -r ws _ wc < <(measure wc -l "$FILE")
+    echo "$ws" >>"$WORK/wc.s"; echo "$wc" >>"$WORK/wc.cpu"
+    echo "$line wc -l $ws s ($(mbps "$BYTES" "$ws") MB/s, cpu $wc s)"
   done
-  ws=$(median <"$WORK/wc.s")
-  [ "$REF" = 1 ] && rs=$(median <"$WORK/ref.s") && rk=$(median <"$WORK/ref.kib") &&
-    echo "$shape median of $RUNS, $((BYTES >> 20)) MiB: reference $rs s, $((rk / 1024)) MiB | wc -l $ws s, $(mbps "$BYTES" "$ws") MB/s"
+  ws=$(median <"$WORK/wc.s"); wc=$(median <"$WORK/wc.cpu")
+  [ "$REF" = 1 ] && rs=$(median <"$WORK/ref.s") && rk=$(median <"$WORK/ref.kib") && rc=$(median <"$WORK/ref.cpu") &&
+    echo "$shape median of $RUNS, $((BYTES >> 20)) MiB: reference $rs s (cpu $rc s), $((rk / 1024)) MiB | wc -l $ws s (cpu $wc s), $(mbps "$BYTES" "$ws") MB/s"
   for v in "${VARIANTS[@]}"; do
-    ts=$(median <"$WORK/$v.s"); tk=$(median <"$WORK/$v.kib")
-    summary="$shape median of $RUNS: $v $ts s, $(mbps "$BYTES" "$ts") MB/s, $((tk / 1024)) MiB peak RSS"
-    [ "$REF" = 1 ] && summary="$summary, $(awk -v a="$rs" -v b="$ts" 'BEGIN { printf "%.1f", a / b }')x faster than the reference"
+    ts=$(median <"$WORK/$v.s"); tk=$(median <"$WORK/$v.kib"); tc=$(median <"$WORK/$v.cpu")
+    summary="$shape median of $RUNS: $v $ts s (cpu $tc s), $(mbps "$BYTES" "$ts") MB/s, $((tk / 1024)) MiB peak RSS"
+    [ "$REF" = 1 ] && summary="$summary, $(awk -v a="$rs" -v b="$ts" 'BEGIN { printf "%.1f", a / b }')x faster than the reference (cpu $(awk -v a="$rc" -v b="$tc" 'BEGIN { printf "%.1f", a / b }')x)"
     echo "$summary, $(awk -v a="$ts" -v b="$ws" 'BEGIN { printf "%.1f", a / b }')x the time of wc -l"
   done
 done
