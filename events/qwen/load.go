@@ -35,7 +35,11 @@ func LoadChain(open Opener, opts LoadOptions) (*Chain, error) {
 // The contract: once Scan returns without error, visit has seen since the
 // last restart exactly the events LoadChain then Walk yield, in the same
 // order, and the Chain is the one LoadChain returns (its Walk can be called
-// again). An error from visit stops Scan and is returned as is.
+// again). An error of pass 1 (LoadChain's) returns no Chain; an error of
+// the walk after a fallback (ErrHashCollision, ErrChanged) returns the
+// Chain with it, as LoadChain then Walk would give both. An error from
+// visit stops Scan and is returned as is, without a Chain when pass 1 was
+// under way.
 func Scan(open Opener, opts LoadOptions, visit func(i int, e events.Event) error, restart func()) (*Chain, error) {
 	l := newLoader(opts, visit, restart)
 	defer l.release()
