@@ -322,13 +322,43 @@ func (r *reconciler) tailOwner(view *ledgerview.View) string {
 	return last
 }
 
-// readTranscript runs the two streaming passes over the active chain: the
-// chain index, then the evidence and api-history folds.
+// readTranscript folds the active chain into the evidence and api-history
+// folds: in one streaming pass with the chain index when the chain is
+// linear, else after it (qwen.Scan).
 func (r *reconciler) readTranscript() *apihistory.Fold {
 	ev := r.ev
 	ev.Transcript.MarkerIdx = -1
 	ev.Transcript.Ownership.TargetIdx = -1
-	chain, err := r.loadChain()
+	var (
+		fold *attribution.Fold
+		acc  *apihistory.Fold
+	)
+	reset := func() {
+		fold = attribution.New(ev.Target, ev.Admission.TailUUID, ev.Admission.AtFloat())
+		if r.pred.ok {
+			fold.WatchPredecessor(r.pred.admission.AtFloat(), r.pred.terminal.AtFloat())
+		}
+		acc = apihistory.New(apihistory.Options{})
+	}
+	reset()
+	visit := func(_ int, e events.Event) error {
+		fold.Add(e)
+		return acc.Add(e)
+	}
+	// One streaming pass when the chain is linear (qwen.Scan), unless an
+	// earlier step already indexed the chain; Scan's chain is shared by
+	// later walks as LoadChain's is.
+	var werr error
+	chain, err := r.chain, r.chainErr
+	if !r.loaded {
+		chain, werr = qwen.Scan(r.openTranscript, qwen.LoadOptions{MaxLineBytes: r.opts.MaxLineBytes}, visit, reset)
+		if chain == nil {
+			err, werr = werr, nil
+		}
+		r.chain, r.chainErr, r.loaded = chain, err, true
+	} else if err == nil {
+		werr = chain.Walk(r.openTranscript, visit)
+	}
 	if err != nil {
 		if errors.Is(err, adapters.ErrNotFound) {
 			ev.Transcript.LoadErr = "transcript missing"
@@ -338,15 +368,6 @@ func (r *reconciler) readTranscript() *apihistory.Fold {
 		r.tracef("fold transcript: %s", ev.Transcript.LoadErr)
 		return nil
 	}
-	fold := attribution.New(ev.Target, ev.Admission.TailUUID, ev.Admission.AtFloat())
-	if r.pred.ok {
-		fold.WatchPredecessor(r.pred.admission.AtFloat(), r.pred.terminal.AtFloat())
-	}
-	acc := apihistory.New(apihistory.Options{})
-	werr := chain.Walk(r.openTranscript, func(_ int, e events.Event) error {
-		fold.Add(e)
-		return acc.Add(e)
-	})
 	t := fold.Evidence()
 	if r.opts.Reference {
 		t = fold.ReferenceEvidence()

@@ -39,10 +39,12 @@ type recordParser struct {
 	// light skips message parts and payloads and builds no Record: pass 1
 	// of LoadChain only needs identity, type, subtype and timestamp.
 	light bool
-	// With selective set, only the objects whose index (lineOrd for the line's
-	// first) is in wanted get a Record; the others are read light. Walk
-	// sets them so that records off the chain cost no more than in pass 1.
+	// With selective set, only the objects whose index (lineOrd for the
+	// line's first) has its bit in wantBits, or (wantBits nil) is in wanted,
+	// get a Record; the others are read light. Walk sets them so that
+	// records off the chain cost no more than in pass 1.
 	selective bool
+	wantBits  []uint64
 	wanted    []want
 	lineOrd   uint32
 
@@ -65,11 +67,6 @@ type recordParser struct {
 	session, cwd string
 
 	res lineResult // reused by Codec.DecodeLine
-
-	// LoadChain's scratch.
-	entries []entry
-	chain   []uint32
-	leaf    []byte
 }
 
 // partSpans is a decoded part whose strings are not materialized yet.
@@ -84,7 +81,7 @@ type pending struct {
 }
 
 // parserPool serves Codec.DecodeLine, which is called once per line, and
-// LoadChain and Walk, called once or twice per decision: a parser's scratch
+// LoadChain, Scan and Walk, called once or twice per decision: a parser's scratch
 // and scanner stack outlive the call instead of being allocated per call.
 var parserPool = sync.Pool{New: func() any { return new(recordParser) }}
 
@@ -101,7 +98,7 @@ func getParser(opts DecodeOptions, light bool) *recordParser {
 // putParser drops every reference the parser holds into records and lines
 // (so pooling it keeps none of them alive) and returns it to the pool.
 func putParser(p *recordParser) {
-	p.selective, p.wanted = false, nil
+	p.selective, p.wanted, p.wantBits = false, nil, nil
 	clear(p.res.recs)
 	p.res.recs = p.res.recs[:0]
 	clear(p.parts)
@@ -127,15 +124,6 @@ func putParser(p *recordParser) {
 	if cap(p.pend) > 256 {
 		p.pend = nil
 	}
-	if cap(p.entries) > maxPooledScratch/24 { // an entry is 24 bytes
-		p.entries = nil
-	}
-	if cap(p.chain)*4 > maxPooledScratch {
-		p.chain = nil
-	}
-	if cap(p.leaf) > maxPooledScratch {
-		p.leaf = nil
-	}
 	parserPool.Put(p)
 }
 
@@ -145,6 +133,9 @@ func (p *recordParser) needs(k int) bool {
 		return !p.light
 	}
 	o := p.lineOrd + uint32(k)
+	if p.wantBits != nil {
+		return bitSet(p.wantBits, o)
+	}
 	for _, w := range p.wanted {
 		if w.ord >= o {
 			return w.ord == o

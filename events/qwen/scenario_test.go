@@ -16,7 +16,8 @@ import (
 // Scenario files (testdata/*.txt):
 //
 //	decode [keep]            each input line through events.Decode with the Codec
-//	chain [max-line=N] [torn] LoadChain + Walk over the input as a file
+//	chain [max-line=N] [torn] LoadChain + Walk over the input as a file (and
+//	                          Scan, which must agree)
 //
 // The input is the file, one line per line, each ending in "\n" unless
 // `torn` is given (then the last line has no newline). Escapes: <CR> is a
@@ -160,6 +161,7 @@ func dumpRecord(b *strings.Builder, r *Record, keep bool) {
 }
 
 func runChain(t *testing.T, file []byte, max int) string {
+	checkScan(t, file, LoadOptions{MaxLineBytes: max})
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file)), nil }
 	c, err := LoadChain(open, LoadOptions{MaxLineBytes: max})
 	if err != nil {

@@ -393,7 +393,7 @@ func (f *Fold) goalTurnEnd(rec *qwen.Record) {
 	if found && f.unique(id) {
 		if _, ok := f.completed[id]; !ok {
 			f.seq++
-			f.completed[id] = f.seq
+			f.completed[strings.Clone(id)] = f.seq
 		}
 	}
 }
@@ -424,7 +424,7 @@ func count(m map[string]idCount, p qwen.Part, sign int) {
 	if c.calls == 0 && c.results == 0 {
 		delete(m, p.ID)
 	} else {
-		m[p.ID] = c
+		m[strings.Clone(p.ID)] = c // see hint: a key must not alias the record
 	}
 }
 
@@ -452,7 +452,7 @@ func (f *Fold) compress(rec *qwen.Record, ev events.Event) {
 	for _, id := range rec.Compression.CompletedToolCallIDs {
 		if _, dup := f.completed[id]; !dup && f.unique(id) {
 			f.seq++
-			f.completed[id] = f.seq
+			f.completed[strings.Clone(id)] = f.seq
 		}
 	}
 	f.lastMaterial = nil
@@ -515,7 +515,7 @@ func (f *Fold) account(e *Entry, sign int) {
 		}
 	}
 	if e.PromptID != "" && f.kept(e) {
-		f.tags[e.PromptID] += sign
+		f.tags[strings.Clone(e.PromptID)] += sign
 		if f.tags[e.PromptID] == 0 {
 			delete(f.tags, e.PromptID)
 		}
