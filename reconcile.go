@@ -162,19 +162,20 @@ func feedLedger(ctx context.Context, store adapters.LedgerStore, sid string, cor
 	return nil
 }
 
-// walkTranscript is the one way the façade reads a transcript: the chain's
-// index, then one walk into the core (Reconcile and Status both call it).
-// A one-pass reader replaces these two calls; the core's StartChain makes
-// its feed restartable. loadErr: the chain could not be indexed; walkErr:
-// the walk failed.
+// walkTranscript is the one way the façade reads a transcript (Reconcile
+// and Status both call it): qwen.Scan folds a linear chain into the core
+// while indexing it, in one pass; for a branched, gapped or conflicting chain
+// it restarts the core's feed (StartChain) and walks the active chain after
+// the index. loadErr: the chain could not be indexed; walkErr: the walk
+// failed.
 func walkTranscript(ctx context.Context, store adapters.TranscriptStore, sid string, opts qwen.LoadOptions, core *reconcile.Core) (chain *qwen.Chain, loadErr, walkErr error) {
 	open := func() (io.ReadCloser, error) { return store.OpenTranscript(ctx, sid) }
-	chain, err := qwen.LoadChain(open, opts)
-	if err != nil {
+	core.StartChain()
+	chain, err := qwen.Scan(open, opts, func(_ int, e events.Event) error { return core.AddChainEvent(e) }, core.StartChain)
+	if chain == nil {
 		return nil, err, nil
 	}
-	core.StartChain()
-	return chain, nil, chain.Walk(open, func(_ int, e events.Event) error { return core.AddChainEvent(e) })
+	return chain, nil, err
 }
 
 // feedTranscript walks the transcript into the core for a reconciliation:

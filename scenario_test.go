@@ -37,10 +37,13 @@ import (
 //	t1 title "Later title"        custom_title without provenance
 //	g1 goal_turn_end call-1       goal_turn_end
 //	x1 turn_result p1 completed   turn_result for daemon prompt p1
+//	d1 bgdone [task-1]            system/background_task_completed (never stamped)
 //	raw <json> / torn <text>
 //	options: @B+2000 (timestamp; default B+n*1000 for the n-th record), parent=x
 //	(default: the previous record), prov=real_user|system|none, daemon=p1, cwd=/x|none,
-//	goal=goal-1/1/turn-1, delivered
+//	goal=goal-1/1/turn-1, delivered (deliveredTurn: true; newer writers only),
+//	bg[=turn-1] (a backgroundTurn stamp, as Qwen Code 0.24.4's createBaseRecord
+//	writes on every record of a background notification turn)
 //
 //	reconcile [reference] [dry-run] [twice] [trace] [now=MS] [admit-during-load=<prompt>@<at>]
 //
@@ -236,6 +239,8 @@ func (s *scenario) writeTranscript(t *testing.T, input string) string {
 				opts[k] = v
 			case x == "delivered":
 				opts["delivered"] = "true"
+			case x == "bg":
+				opts["bg"] = "turn-1"
 			default:
 				args = append(args, x)
 			}
@@ -303,6 +308,16 @@ func (s *scenario) writeTranscript(t *testing.T, input string) string {
 		case "title":
 			rec["type"], rec["subtype"] = "system", "custom_title"
 			rec["systemPayload"] = map[string]any{"customTitle": text, "titleSource": "manual"}
+		case "bgdone":
+			// recordBackgroundTaskCompleted: the enqueue-time system record,
+			// its backgroundTurn stamp deleted.
+			rec["type"], rec["subtype"], prov = "system", "background_task_completed", "system"
+			task := "task-1"
+			if len(args) > 0 {
+				task = args[0]
+			}
+			rec["systemPayload"] = map[string]any{"displayText": "Agent \"explore\" completed.",
+				"backgroundTask": map[string]any{"taskId": task, "status": "completed", "kind": "agent"}}
 		case "goal_turn_end":
 			rec["type"], rec["subtype"], prov = "system", "goal_turn_end", "system"
 			rec["systemPayload"] = map[string]any{"toolCallId": args[0]}
@@ -338,6 +353,12 @@ func (s *scenario) writeTranscript(t *testing.T, input string) string {
 		}
 		if _, ok := opts["delivered"]; ok {
 			rec["deliveredTurn"] = true
+		}
+		if turn, ok := opts["bg"]; ok {
+			// The shape of 0.24.4's notification turn identity
+			// (#drainNotificationQueueExclusive in the ACP agent chunk).
+			rec["backgroundTurn"] = map[string]any{"turnId": "S########notification" + turn,
+				"taskId": "task-1", "kind": "agent", "startedAt": recordBaseMs}
 		}
 		out, err := json.Marshal(rec)
 		if err != nil {

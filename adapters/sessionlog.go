@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/dsh"
 )
 
@@ -20,9 +21,17 @@ var (
 	ErrUnsupportedVersion = errors.New("unsupported session format version")
 	// ErrCorruptLog: damage inside the committed region (at or before the last
 	// turn/end), or a missing or unreadable header. The session is unloadable
-	// and its file is left exactly as it was.
-	ErrCorruptLog = errors.New("corrupt session log")
+	// and its file is left exactly as it was. It is also events.ErrCorrupt
+	// (errors.Is), the framework's one class of damaged input.
+	ErrCorruptLog error = corruptLog{}
 )
+
+// corruptLog is ErrCorruptLog: its own sentinel, classified as
+// events.ErrCorrupt too, with the message it always had.
+type corruptLog struct{}
+
+func (corruptLog) Error() string        { return "corrupt session log" }
+func (corruptLog) Is(target error) bool { return target == events.ErrCorrupt }
 
 // SessionMeta is a session's header plus its mutable summary
 // (dsh's SessionMeta = SessionHeader & SessionSummary). Without a summary

@@ -1,16 +1,24 @@
 package guards
 
 // BackgroundTurn vetoes when, after admission, a background execution class
-// opened a turn of its own: a cron prompt, a delivered notification turn, or
-// a goal continuation. Such a turn writes model records that carry no prompt
-// identity, so a tail cut mid-stream looks exactly like the target's
-// interrupted turn — the reference then stamps `interrupted` on a prompt that
-// had completed (the notification-turn shape of Qwen #12042, seen from the
-// ledger side). Only ownership evidence that the target's own turn started
-// after the background turn attributes the tail to the target.
+// ran a turn of its own: a notification turn (Qwen Code 0.24.4 stamps every
+// record of one with backgroundTurn; newer writers may mark its notification
+// deliveredTurn instead), a cron prompt or a goal continuation. Such a turn
+// writes model records that carry no prompt identity, so its tail looks
+// exactly like the target's — the reference then stamps `completed` on a
+// prompt an earlier crash had cut, or `interrupted` on one that had answered
+// (the notification-turn shape of Qwen #12042, seen from the ledger side; ADR
+// 0015). Only ownership evidence that the target's own turn started after the
+// background turn attributes the tail to the target.
 var BackgroundTurn Guard[*Evidence] = Func("background-turn", func(e *Evidence) string {
 	t := e.Transcript
 	if !t.Loaded || t.BackgroundIdx < 0 {
+		return ""
+	}
+	if t.NotDispatched && !t.Ownership.Active {
+		// Reconcile's not-started rule decides without reading the tail:
+		// nothing but background records follows the target's marker, so
+		// its turn never began, whoever wrote the tail.
 		return ""
 	}
 	if o := t.Ownership; o.Active && o.TargetIdx > t.BackgroundIdx && o.FollowedBy == "" {

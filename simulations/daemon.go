@@ -48,13 +48,28 @@ type Version struct {
 	Marker     bool // in_flight carries tailUuid
 	Identity   bool // the prompt's user record carries daemonPromptId
 	TurnResult bool // a turn_result system record at settle
+	// Stamps: background notification turns as Qwen Code 0.24.4 runs them
+	// (ADR 0015) — system/background_task_completed when the task's result
+	// is queued, then every record the turn writes stamped backgroundTurn;
+	// no deliveredTurn. Without it a notification turn is the fallback
+	// writer's: its notification marked deliveredTurn, nothing stamped.
+	Stamps bool
+	// CronOpener: a cron turn opens with a user/cron record (the
+	// interactive CLI's recordCronPrompt). 0.24.4's serve agent writes none:
+	// its cron turns leave only model and tool records, with no identity
+	// and no stamp, and the model does not run them for that version (see
+	// Daemon.Background).
+	CronOpener bool
 }
 
-// Versions are the daemon versions the model runs, oldest first.
+// Versions are the daemon versions the model runs, oldest first. Only
+// "identity" is a released writer (Qwen Code 0.24.4's shapes); "plain" and
+// "marker" are the older ledgers (no identity, no tail marker) with the
+// fallback writer's background turns.
 var Versions = []Version{
-	{Name: "plain"},
-	{Name: "marker", Marker: true},
-	{Name: "identity", Marker: true, Identity: true, TurnResult: true},
+	{Name: "plain", CronOpener: true},
+	{Name: "marker", Marker: true, CronOpener: true},
+	{Name: "identity", Marker: true, Identity: true, TurnResult: true, Stamps: true},
 }
 
 // Profile weights the model's actions; a scenario's class is its profile
@@ -125,6 +140,7 @@ const (
 	stSlashResult
 	stNotification
 	stCron
+	stBgDone // system/background_task_completed (never stamped)
 	stCall
 	stResult
 	stText
@@ -137,6 +153,10 @@ type step struct {
 	kind  stepKind
 	calls []string
 	state string // turn_result / terminal state
+	// unstamped: a record of a stamped background turn written outside it
+	// (the task-completed record; a daemon-delivered notification, persisted
+	// on arrival).
+	unstamped bool
 }
 
 // turn is a running agent turn: a prompt's, or a background one (p == nil).
@@ -145,6 +165,11 @@ type turn struct {
 	steps []step
 	class ownership.Class // background turns: notification or cron
 	id    string
+	// stamp is the backgroundTurn turnId every record of the turn carries
+	// ("" for prompt turns and unstamped writers).
+	stamp string
+	// started is the clock at dispatch (turn_result's startedAt).
+	started int64
 }
 
 // recInfo locates one transcript record in the file as the model wrote it.
@@ -194,6 +219,10 @@ type Daemon struct {
 	wrong      []string // tailproof's wrong terminals
 	restartRec restartStats
 	collect    bool // record evidence keys (Config.Ambiguity)
+	// shapes, when set, collects the shape of every record written
+	// (ModelShapes); shapeErr is the first line that did not parse.
+	shapes   map[string]RecordShape
+	shapeErr error
 }
 
 type restartStats struct {
@@ -263,6 +292,7 @@ func (d *Daemon) write(r *rec) error {
 		return fmt.Errorf("simulations: write transcript: %w", err)
 	}
 	d.tracef("  transcript %s", bytes.TrimSpace(d.buf))
+	d.noteShape(d.buf)
 	d.recs = append(d.recs, recInfo{uuid: r.uuid, start: d.size, end: d.size + int64(len(d.buf)), glued: !d.endsNL})
 	d.size += int64(len(d.buf))
 	d.endsNL = true
@@ -343,15 +373,23 @@ func (d *Daemon) Admit() error {
 	return d.appendLedger(ledger.InFlight(p.id, p.at, tail))
 }
 
-// Dispatch starts the head of the queue when nothing is running.
+// Dispatch starts the head of the queue when nothing is running. A queued
+// prompt may abort a running 0.24.4 notification turn first (the agent's
+// prompt path aborts it and waits for it): the aborted turn still writes its
+// partial answer, stamped.
 func (d *Daemon) Dispatch() error {
+	if d.running == nil && d.bg != nil && d.bg.stamp != "" && d.bg.began() && len(d.queue) > 0 && d.src.IntN(2) == 0 {
+		if err := d.abortBackground(); err != nil {
+			return err
+		}
+	}
 	if !d.idle() || len(d.queue) == 0 {
 		return nil
 	}
 	p := d.queue[0]
 	d.queue = d.queue[1:]
 	p.dispatched = true
-	d.running = &turn{p: p, steps: d.plan(p)}
+	d.running = &turn{p: p, steps: d.plan(p), started: d.clock}
 	d.observe(ownership.Foreground, ownership.Start, p.id)
 	d.tracef("dispatch %s", p.id)
 	return d.Step()
@@ -438,19 +476,23 @@ func (d *Daemon) advance(t *turn) (bool, error) {
 		}
 		err = d.write(&r)
 	case stNotification:
-		err = d.write(&rec{kind: recNotification, delivered: true})
+		// The fallback writer marks the delivered turn's notification; 0.24.4
+		// stamps it instead (unless it was persisted on delivery).
+		err = d.write(&rec{kind: recNotification, delivered: t.stamp == "", bg: stampOf(t, s)})
 	case stCron:
 		err = d.write(&rec{kind: recCron})
+	case stBgDone:
+		err = d.write(&rec{kind: recBgDone})
 	case stCall:
-		err = d.write(&rec{kind: recAssistantCall, calls: s.calls})
+		err = d.write(&rec{kind: recAssistantCall, calls: s.calls, bg: stampOf(t, s)})
 	case stResult:
-		err = d.write(&rec{kind: recToolResult, calls: s.calls})
+		err = d.write(&rec{kind: recToolResult, calls: s.calls, bg: stampOf(t, s)})
 	case stText, stSlashResult:
 		k := recAssistantText
 		if s.kind == stSlashResult {
 			k = recSlashResult
 		}
-		err = d.write(&rec{kind: k})
+		err = d.write(&rec{kind: k, bg: stampOf(t, s)})
 		if err == nil && p != nil && p.truth != TruthDeadline {
 			p.finished, p.truth, p.final = true, TruthCompleted, len(d.recs)-1
 			d.observe(ownership.Foreground, ownership.Streamed, p.id)
@@ -461,7 +503,7 @@ func (d *Daemon) advance(t *turn) (bool, error) {
 			d.observe(ownership.Foreground, ownership.Streamed, p.id)
 		}
 	case stTurnResult:
-		err = d.write(&rec{kind: recTurnResult, prompt: p.id, state: s.state})
+		err = d.write(&rec{kind: recTurnResult, prompt: p.id, state: s.state, started: t.started})
 		if err == nil && len(t.steps) == 1 && p.settled {
 			d.observe(ownership.Foreground, ownership.Settle, p.id)
 		}
@@ -551,9 +593,27 @@ func (d *Daemon) Wedged() error {
 	return err
 }
 
-// Background runs a background notification or cron turn (system
-// provenance user entry, then the model's answer; no ledger records) one
-// step at a time; FIFO dispatch waits for it.
+// stampOf is the backgroundTurn stamp of step s of turn t.
+func stampOf(t *turn, s step) string {
+	if s.unstamped {
+		return ""
+	}
+	return t.stamp
+}
+
+// Background runs a background notification or cron turn one step at a
+// time (no ledger records, no turn_result); FIFO dispatch waits for it.
+//
+// A 0.24.4 notification turn (Version.Stamps) is what the ACP agent writes
+// for a finished background task: either the in-process path
+// (#enqueueBackgroundNotification: background_task_completed, then inside
+// the turn the stamped notification) or the daemon-delivered one
+// (recordNotificationStrict on arrival, unstamped, then
+// background_task_completed), followed by the turn's model and tool
+// records, every one stamped. The fallback writer's turn opens with a
+// deliveredTurn notification or a cron record. 0.24.4's serve cron turns
+// write no opener at all; that shape is not run (ADR 0015: nothing on disk
+// tells its records from the preceding turn's).
 func (d *Daemon) Background() error {
 	if d.bg != nil {
 		done, err := d.advance(d.bg)
@@ -566,19 +626,57 @@ func (d *Daemon) Background() error {
 	if d.running != nil {
 		return nil
 	}
-	first, class := step{kind: stNotification}, ownership.Notification
-	if d.src.IntN(2) == 0 {
-		first, class = step{kind: stCron}, ownership.Cron
+	id := "bg-" + strconv.Itoa(d.seq)
+	t := &turn{class: ownership.Notification, id: id}
+	switch {
+	case d.ver.Stamps:
+		t.stamp = d.sid + "########notification" + id
+		if d.src.IntN(2) == 0 {
+			t.steps = []step{{kind: stBgDone}, {kind: stNotification}}
+		} else {
+			t.steps = []step{{kind: stNotification, unstamped: true}, {kind: stBgDone}}
+		}
+	case d.ver.CronOpener && d.src.IntN(2) == 0:
+		t.class, t.steps = ownership.Cron, []step{{kind: stCron}}
+	default:
+		t.steps = []step{{kind: stNotification}}
 	}
-	s := []step{first}
 	if d.src.IntN(3) > 0 {
-		s = append(s, step{kind: stCall, calls: []string{"bg-" + strconv.Itoa(d.seq)}}, step{kind: stResult, calls: []string{"bg-" + strconv.Itoa(d.seq)}})
+		t.steps = append(t.steps, step{kind: stCall, calls: []string{id}}, step{kind: stResult, calls: []string{id}})
 	}
-	s = append(s, step{kind: stText})
-	d.bg = &turn{steps: s, class: class, id: "bg-" + strconv.Itoa(d.seq)}
-	d.observe(class, ownership.Start, d.bg.id)
+	t.steps = append(t.steps, step{kind: stText})
+	d.bg = t
+	d.observe(t.class, ownership.Start, t.id)
 	d.tracef("background turn")
 	return d.Background()
+}
+
+// began reports whether the background turn has written its user entry: a
+// notification still queued behind a prompt is not aborted, it waits.
+func (t *turn) began() bool {
+	for _, s := range t.steps {
+		if s.kind == stNotification {
+			return false
+		}
+	}
+	return true
+}
+
+// abortBackground is a prompt aborting the running notification turn: the
+// turn writes what it had (a partial answer, stamped, half the time) and
+// ends without its remaining steps.
+func (d *Daemon) abortBackground() error {
+	t := d.bg
+	d.tracef("prompt aborts the background turn")
+	if d.src.IntN(2) == 0 {
+		d.tick()
+		if err := d.write(&rec{kind: recAssistantText, bg: t.stamp}); err != nil {
+			return err
+		}
+	}
+	d.observe(t.class, ownership.Settle, t.id)
+	d.bg = nil
+	return nil
 }
 
 // Compress writes a chat_compression checkpoint.
@@ -650,8 +748,10 @@ const (
 func (d *Daemon) armTornLedger() {
 	// Not a halting fault: the process dies at the failed write (the model
 	// treats the error as the crash), but the kernel must stay usable so a
-	// kill can still keep the page cache.
+	// kill can still keep the page cache. A dead process cannot roll its
+	// append back (ADR 0022), so the cut the store would make fails too.
 	d.mem.Inject(memory.Fault{Op: memory.OpWrite, Path: d.lpath, Torn: d.src.IntN(64)})
+	d.mem.Inject(memory.Fault{Op: memory.OpTruncate, Path: d.lpath})
 }
 
 // crash kills the process (the filesystem reboots) and records every

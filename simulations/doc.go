@@ -23,8 +23,17 @@
 //     ledger terminal, in either order;
 //   - cancel (a queued prompt), deadline (error/prompt_deadline_exceeded;
 //     the queue is released while the wedged agent keeps writing), background
-//     notification and cron turns (system provenance, no ledger records),
-//     compression checkpoints, custom titles, archive/unarchive cycles;
+//     turns (no ledger records, no turn_result): on the identity version the
+//     notification turns of Qwen Code 0.24.4 — background_task_completed,
+//     then every record of the turn stamped backgroundTurn (the notification
+//     unstamped when the daemon delivered it), a queued prompt aborting a
+//     running one (its partial answer still stamped) — and on the older
+//     versions the fallback writer's deliveredTurn notification or cron
+//     turns; compression checkpoints, custom titles, archive/unarchive
+//     cycles;
+//   - record shapes follow 0.24.4's ChatRecordingService key for key
+//     (records.go); ModelShapes lists every (type, subtype, field set) the
+//     model writes, for a differential against the real daemon;
 //   - crash-restart: a kill (the page cache survives) or a power loss
 //     (unsynced bytes lost or torn), optionally inside a ledger append (a
 //     torn last ledger line); the restarted daemon reconciles with tailproof
@@ -74,7 +83,12 @@
 // dsh session log per model run (reported with its crash point 0) through
 // adapters.SessionLog, crashed inside a
 // random append at a random byte: every acknowledged event survives and the
-// loaded log is balanced; a second load repairs nothing.
+// loaded log is balanced; a second load repairs nothing. That log is dsh's
+// seed format v1; RunDSHV0 does the same for the published format v0
+// (DSHV0Batches: zstd or raw, packed or not), recovered by
+// adapters/dshlog.RecoverV0, and TestDSHV0ModelIsPublished has the published
+// package itself load the model's logs, so the model stays in its shapes.
+// RunDSHV0 is not part of Run: adding it would change every seed's draws.
 //
 // Run runs a range of scenarios and adds up a Report; `tailproof simulate`
 // is its command line. See docs/adr/0008-simulation-model.md for what the

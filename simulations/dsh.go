@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tailproof/tailproof/adapters"
-	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/events/dsh"
 	"github.com/tailproof/tailproof/projections/turns"
@@ -89,7 +89,7 @@ func RunDSH(ctx context.Context, src Source, prof *Profile) DSHResult {
 		return res
 	}
 	clock := time.UnixMilli(recordBaseMs)
-	opts := jsonl.DSHOptions{Now: func() time.Time { return clock }}
+	opts := dshlog.Options{Now: func() time.Time { return clock }}
 	log := memory.NewDSHLogOn(memory.NewFS(), memory.DefaultDSHRoot, opts)
 	mem := log.Mem()
 	meta := adapters.SessionMeta{Header: dsh.Header{Version: dsh.Version, ID: dshSession, CreatedAt: recordBaseMs}}

@@ -5,10 +5,15 @@ import (
 	"time"
 )
 
-// The transcript lines the model writes are Qwen ChatRecord JSON lines in
-// createBaseRecord's key order. They are built by appending bytes rather
-// than through encoding/json: the simulator writes millions of them and the
-// encoder would dominate a run.
+// The transcript lines the model writes are Qwen ChatRecord JSON lines as
+// Qwen Code 0.24.4's ChatRecordingService writes them (chunk-DPEB6S2R.js):
+// createBaseRecord's keys in its order — the backgroundTurn stamp first when
+// the record is created inside a background notification turn, then uuid,
+// parentUuid, sessionId, timestamp, type, provenance, cwd, version (gitBranch
+// is omitted: the model's cwd is no git checkout) — then each record*
+// method's own keys in the order its object literal spreads them. They are
+// built by appending bytes rather than through encoding/json: the simulator
+// writes millions of them and the encoder would dominate a run.
 
 const (
 	// recordBaseMs is the reference tests' RECORD_BASE_MS, Date.UTC(2026,0,1):
@@ -16,6 +21,10 @@ const (
 	recordBaseMs = 1767225600000
 
 	notificationText = `<task-notification><task-id>agent-1</task-id><status>completed</status><summary>Agent \"explore\" completed.</summary></task-notification>`
+	// notificationPayload is recordNotification's systemPayload for an agent
+	// task ({displayText, backgroundTask: {taskId, status, kind}}; the
+	// undefined sourceTurnId and toolUseId are dropped by JSON.stringify).
+	notificationPayload = `{"displayText":"Agent \"explore\" completed.","backgroundTask":{"taskId":"agent-1","status":"completed","kind":"agent"}}`
 )
 
 type recKind uint8
@@ -29,6 +38,7 @@ const (
 	recToolResult
 	recNotification
 	recCron
+	recBgDone
 	recCompression
 	recTurnResult
 	recTitle
@@ -37,15 +47,22 @@ const (
 // rec is what the model asks the encoder to write; only the fields its kind
 // uses are read.
 type rec struct {
-	kind      recKind
-	uuid      string
-	parent    string
-	ms        int64
-	daemon    string   // daemonPromptId (user records of identity-writing daemons)
-	calls     []string // functionCall / functionResponse ids ("" = no id)
-	state     string   // turn_result state
-	prompt    string   // turn_result promptId
-	delivered bool     // notification that is a delivered turn's user entry
+	kind   recKind
+	uuid   string
+	parent string
+	ms     int64
+	daemon string   // daemonPromptId (user records of identity-writing daemons)
+	calls  []string // functionCall / functionResponse ids ("" = no id)
+	state  string   // turn_result state
+	prompt string   // turn_result promptId
+	// started is the turn_result's startedAt (the turn's dispatch clock).
+	started int64
+	// bg is the backgroundTurn stamp's turnId ("" = not stamped): set on
+	// every record of a background notification turn by stamping daemons.
+	bg string
+	// delivered is the fallback writer's deliveredTurn flag on a
+	// notification (newer Qwen source; never written by 0.24.4).
+	delivered bool
 }
 
 func appendTimestamp(b []byte, ms int64) []byte {
@@ -62,7 +79,18 @@ func appendStr(b []byte, s string) []byte {
 
 // encode appends r as one transcript line, with its newline.
 func encode(b []byte, sid string, r *rec) []byte {
-	b = append(b, `{"uuid":`...)
+	b = append(b, '{')
+	if r.bg != "" {
+		// The notification turn's identity, as #drainNotificationQueueExclusive
+		// builds it: {turnId, taskId, kind, [toolUseId], [sourceTurnId],
+		// [label], startedAt}.
+		b = append(b, `"backgroundTurn":{"turnId":`...)
+		b = appendStr(b, r.bg)
+		b = append(b, `,"taskId":"agent-1","kind":"agent","startedAt":`...)
+		b = strconv.AppendInt(b, r.ms, 10)
+		b = append(b, `},`...)
+	}
+	b = append(b, `"uuid":`...)
 	b = appendStr(b, r.uuid)
 	b = append(b, `,"parentUuid":`...)
 	if r.parent == "" {
@@ -74,33 +102,44 @@ func encode(b []byte, sid string, r *rec) []byte {
 	b = appendStr(b, sid)
 	b = append(b, `,"timestamp":`...)
 	b = appendTimestamp(b, r.ms)
+	const base = `,"cwd":"/work/project","version":"0.24.4"`
 	switch r.kind {
 	case recUser, recSlashUser:
-		b = append(b, `,"type":"user","provenance":"real_user"`...)
+		b = append(b, `,"type":"user","provenance":"real_user"`+base...)
 	case recAssistantText, recAssistantCall:
-		b = append(b, `,"type":"assistant","provenance":"assistant_output"`...)
+		b = append(b, `,"type":"assistant","provenance":"assistant_output"`+base...)
 	case recToolResult:
-		b = append(b, `,"type":"tool_result","provenance":"tool_result"`...)
+		b = append(b, `,"type":"tool_result","provenance":"tool_result"`+base...)
 	case recNotification:
-		b = append(b, `,"type":"user","subtype":"notification","provenance":"system"`...)
+		// createNotificationRecord overrides provenance in place.
+		b = append(b, `,"type":"user","provenance":"system"`+base+`,"subtype":"notification"`...)
 	case recCron:
-		b = append(b, `,"type":"user","subtype":"cron","provenance":"system"`...)
+		b = append(b, `,"type":"user","provenance":"system"`+base+`,"subtype":"cron"`...)
+	case recBgDone:
+		b = append(b, `,"type":"system","provenance":"system"`+base+`,"subtype":"background_task_completed"`...)
 	case recCompression:
-		b = append(b, `,"type":"system","subtype":"chat_compression","provenance":"system"`...)
+		b = append(b, `,"type":"system","provenance":"system"`+base+`,"subtype":"chat_compression"`...)
 	case recSlashResult:
-		b = append(b, `,"type":"system","subtype":"slash_command","provenance":"system"`...)
+		b = append(b, `,"type":"system","provenance":"system"`+base+`,"subtype":"slash_command"`...)
 	case recTurnResult:
-		b = append(b, `,"type":"system","subtype":"turn_result","provenance":"system"`...)
+		b = append(b, `,"type":"system","provenance":"system"`+base+`,"subtype":"turn_result"`...)
 	case recTitle:
-		// SessionService.renameSession builds this record by hand: no provenance.
-		b = append(b, `,"type":"system","subtype":"custom_title"`...)
+		// SessionService.renameSession builds this record by hand: no
+		// provenance, subtype before cwd.
+		b = append(b, `,"type":"system","subtype":"custom_title","cwd":"/work/project","version":"0.24.4"`...)
 	}
-	b = append(b, `,"cwd":"/work/project","version":"0.24.4"`...)
 	switch r.kind {
-	case recUser:
-		b = append(b, `,"message":{"role":"user","parts":[{"text":"please do the next thing"}]}`...)
-	case recSlashUser:
-		b = append(b, `,"message":{"role":"user","parts":[{"text":"/help"}]}`...)
+	case recUser, recSlashUser:
+		// recordUserMessage: daemonPromptId before the message.
+		if r.daemon != "" {
+			b = append(b, `,"daemonPromptId":`...)
+			b = appendStr(b, r.daemon)
+		}
+		if r.kind == recSlashUser {
+			b = append(b, `,"message":{"role":"user","parts":[{"text":"/help"}]}`...)
+		} else {
+			b = append(b, `,"message":{"role":"user","parts":[{"text":"please do the next thing"}]}`...)
+		}
 	case recAssistantText:
 		b = append(b, `,"model":"sim-model","message":{"role":"model","parts":[{"text":"done."}]}`...)
 	case recAssistantCall:
@@ -130,30 +169,42 @@ func encode(b []byte, sid string, r *rec) []byte {
 			b = append(b, `,"status":"success"}`...)
 		}
 	case recNotification:
-		b = append(b, `,"message":{"role":"user","parts":[{"text":"`+notificationText+`"}]}`...)
+		b = append(b, `,"message":{"role":"user","parts":[{"text":"`+notificationText+`"}]},"systemPayload":`+notificationPayload...)
 		if r.delivered {
 			b = append(b, `,"deliveredTurn":true`...)
 		}
 	case recCron:
 		b = append(b, `,"message":{"role":"user","parts":[{"text":"cron: check the build"}]}`...)
+	case recBgDone:
+		// recordBackgroundTaskCompleted: {displayText, backgroundTask}; its
+		// stamp is deleted, so it never carries backgroundTurn.
+		b = append(b, `,"systemPayload":`+notificationPayload...)
 	case recCompression:
 		b = append(b, `,"systemPayload":{"info":{"originalTokenCount":100,"newTokenCount":50,"compressionStatus":1},"compressedHistory":[{"role":"user","parts":[{"text":"summary"}]}]}`...)
 	case recSlashResult:
 		b = append(b, `,"systemPayload":{"phase":"result","rawCommand":"/help","outputHistoryItems":[{"type":"assistant","text":"Done."}]}`...)
 	case recTurnResult:
+		// #settleTurnRecording: promptId, state, stopReason?, error?,
+		// startedAt?, cancelledAt?, endedAt, promptText (always), ...
 		b = append(b, `,"systemPayload":{"promptId":`...)
 		b = appendStr(b, r.prompt)
 		b = append(b, `,"state":`...)
 		b = appendStr(b, r.state)
+		switch r.state {
+		case "completed":
+			b = append(b, `,"stopReason":"end_turn"`...)
+		case "cancelled":
+			b = append(b, `,"stopReason":"cancelled"`...)
+		case "error":
+			b = append(b, `,"error":{"message":"API error"}`...)
+		}
+		b = append(b, `,"startedAt":`...)
+		b = strconv.AppendInt(b, r.started, 10)
 		b = append(b, `,"endedAt":`...)
 		b = strconv.AppendInt(b, r.ms, 10)
-		b = append(b, '}')
+		b = append(b, `,"promptText":"please do the next thing"}`...)
 	case recTitle:
 		b = append(b, `,"systemPayload":{"customTitle":"Later title","titleSource":"manual"}`...)
-	}
-	if r.daemon != "" {
-		b = append(b, `,"daemonPromptId":`...)
-		b = appendStr(b, r.daemon)
 	}
 	return append(b, "}\n"...)
 }

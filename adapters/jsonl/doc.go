@@ -1,6 +1,6 @@
 // Package jsonl is tailproof's durable storage on the files agent harnesses
 // already write: Qwen Code's runtime directory (transcripts and the prompt
-// terminal ledger) and dsh's v1 session logs. Everything goes through the
+// terminal ledger). (dsh's session logs live in adapters/dshlog.) Everything goes through the
 // adapters/vfs seam, so the crash tests run this very code on the strict
 // in-memory filesystem of adapters/memory.
 //
@@ -24,6 +24,11 @@
 //     0600; flock on <id>.ledger.lock across processes; group commit inside
 //     one process (concurrent appenders share an fsync, none returns before
 //     its bytes are synced). See docs/adr/0004-durable-ledger-appends.md.
+//     A failed write (a short write on a full disk) or fsync is cut back to
+//     the pre-append size and the cut synced: the error then wraps
+//     ErrNotAppended, and the ledger is as it was (ADR 0022). Every file is
+//     opened with vfs.OpenRegular: a FIFO, a device or a directory is
+//     refused before a byte is read or written.
 //   - OpenLedger / OpenLedgerTail stream the ledger (missing reads empty; the
 //     tail reports windowed so the caller drops the first line, as Qwen does
 //     with its 256 KiB recent-terminals window).
@@ -40,10 +45,4 @@
 //
 // FilesStore serves one session from two explicit paths (the CLI's
 // --ledger/--transcript), with the same writer.
-//
-// # dsh
-//
-// DSHLog is the dsh v1 session-log backend (adapters.SessionLog): cwd
-// buckets, id escaping, lazy materialization, contiguous seq, atomic summary
-// sidecar, and "close, don't truncate" loading.
 package jsonl

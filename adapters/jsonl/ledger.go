@@ -19,6 +19,14 @@ import (
 // line (empty, or holding a newline that would split it in two).
 var ErrInvalidLine = errors.New("jsonl: ledger line must be non-empty and hold no newline")
 
+// ErrNotAppended marks a failed append that left the ledger exactly as it
+// was: it failed before writing a byte, or its bytes — a short write's
+// fragment (ENOSPC, EIO) or a whole batch whose fsync failed — were cut off
+// again and the cut synced. A failed append without it may have left its
+// bytes in the file (ADR 0004: "maybe written"); the next append seals a
+// fragment off.
+var ErrNotAppended = errors.New("not appended: the ledger is as it was")
+
 // AppendStats counts what the ledger writer did, for benchmarks and for
 // checking that group commit batches: Appends records were written in
 // Batches write+fsync rounds; FileSyncs and DirSyncs count fsync calls.
@@ -122,12 +130,14 @@ func (s *QwenStore) commit(w *ledgerWriter, batch []*pendingAppend) (err error) 
 		w.dirDurable = false
 		return fmt.Errorf("jsonl: ledger %s: %s: %w", w.path, step, e)
 	}
+	// Until the write, a failure leaves the ledger untouched.
+	untouched := func(e error) error { return fmt.Errorf("%w (%w)", e, ErrNotAppended) }
 	if _, err := s.ensureDir(w.dir); err != nil {
-		return fail("create directory", err)
+		return fail("create directory", untouched(err))
 	}
 	lk, err := s.fs.Lock(w.lock)
 	if err != nil {
-		return fail("lock", err)
+		return fail("lock", untouched(err))
 	}
 	defer func() {
 		if uerr := lk.Unlock(); uerr != nil && err == nil {
@@ -136,13 +146,13 @@ func (s *QwenStore) commit(w *ledgerWriter, batch []*pendingAppend) (err error) 
 	}()
 	f, fileCreated, err := openLedgerForAppend(s.fs, w.path)
 	if err != nil {
-		return fail("open", err)
+		return fail("open", untouched(err))
 	}
 	defer f.Close()
 	var buf bytes.Buffer
-	sealed, err := needsSeal(f)
+	size, sealed, err := needsSeal(f)
 	if err != nil {
-		return fail("seal check", err)
+		return fail("seal check", untouched(err))
 	}
 	if sealed {
 		buf.WriteByte('\n')
@@ -151,12 +161,12 @@ func (s *QwenStore) commit(w *ledgerWriter, batch []*pendingAppend) (err error) 
 		buf.Write(b.line)
 		buf.WriteByte('\n')
 	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		return fail("write", err)
+	if n, err := f.Write(buf.Bytes()); err != nil {
+		return fail("write", rollback(f, size, int64(n), err))
 	}
 	s.stats.fileSyncs.Add(1)
 	if err := f.Sync(); err != nil {
-		return fail("fsync", err)
+		return fail("fsync", rollback(f, size, int64(buf.Len()), err))
 	}
 	if fileCreated || !w.dirDurable {
 		if err := s.syncDirChain(w.dir); err != nil {
@@ -169,36 +179,72 @@ func (s *QwenStore) commit(w *ledgerWriter, batch []*pendingAppend) (err error) 
 	return nil
 }
 
+// rollback undoes a round whose write or fsync failed, so that a record
+// reported as not appended is not in the ledger — neither as a fragment (a
+// short write: ENOSPC, EIO) nor whole (written, but its fsync failed, so it
+// may or may not reach the disk). The file is cut back to its size before
+// the round (seal included) and the cut is synced; the error then wraps
+// ErrNotAppended as well as cause. The cut is made only when the file is
+// exactly as long as this round left it: a writer that does not take the
+// lock (Qwen's daemon) may have appended since, and its bytes are not ours
+// to cut. Then, or when the cut itself fails, the bytes stay — a fragment is
+// one malformed line the readers drop and the next append seals off — and
+// the error says so.
+func rollback(f vfs.File, pre, wrote int64, cause error) error {
+	if wrote == 0 {
+		return fmt.Errorf("%w (%w: nothing was written)", cause, ErrNotAppended)
+	}
+	left := func(why error) error {
+		return fmt.Errorf("%w; not rolled back, so %d bytes of this append remain at offset %d until the next append seals them off: %w", cause, wrote, pre, why)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return left(err)
+	}
+	if st.Size() != pre+wrote {
+		return left(fmt.Errorf("the file is %d bytes, not the %d this append left: another writer appended meanwhile", st.Size(), pre+wrote))
+	}
+	if err := f.Truncate(pre); err != nil {
+		return left(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("%w; cut back to %d bytes, but the cut was not synced, so after a power loss up to %d bytes of this append may be at offset %d until the next append seals them off: %w", cause, pre, wrote, pre, err)
+	}
+	return fmt.Errorf("%w (%w: cut back to %d bytes and synced)", cause, ErrNotAppended, pre)
+}
+
 // openLedgerForAppend opens (creating 0600) and reports whether this call
-// created the file, which decides the directory fsync.
+// created the file, which decides the directory fsync. Anything but a
+// regular file is refused (vfs.ErrNotRegular): appending to a FIFO or a
+// device loses the record.
 func openLedgerForAppend(fsys vfs.FS, path string) (vfs.File, bool, error) {
-	f, err := fsys.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := vfs.OpenRegular(fsys, path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
 		return f, true, nil
 	}
 	if !errors.Is(err, fs.ErrExist) {
 		return nil, false, err
 	}
-	f, err = fsys.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, err = vfs.OpenRegular(fsys, path, os.O_RDWR|os.O_APPEND, 0)
 	return f, false, err
 }
 
-// needsSeal reports whether the file is non-empty and does not end in '\n':
-// a crash mid-append left a torn fragment that the next line must not fuse
-// with.
-func needsSeal(f vfs.File) (bool, error) {
+// needsSeal returns the file's size and whether it is non-empty and does not
+// end in '\n': a crash mid-append left a torn fragment that the next line
+// must not fuse with.
+func needsSeal(f vfs.File) (int64, bool, error) {
 	st, err := f.Stat()
 	if err != nil {
-		return false, err
+		return 0, false, err
 	}
 	if st.Size() == 0 {
-		return false, nil
+		return 0, false, nil
 	}
 	var last [1]byte
 	if _, err := f.ReadAt(last[:], st.Size()-1); err != nil && !errors.Is(err, io.EOF) {
-		return false, err
+		return 0, false, err
 	}
-	return last[0] != '\n', nil
+	return st.Size(), last[0] != '\n', nil
 }
 
 // ensureDir creates dir and its missing ancestors (0700) and makes each new
@@ -301,9 +347,10 @@ func (s *QwenStore) OpenLedger(ctx context.Context, sessionID string) (io.ReadCl
 	return openLedgerFile(s.fs, path)
 }
 
-// openLedgerFile opens a ledger for reading; a missing file reads as empty.
+// openLedgerFile opens a ledger for reading; a missing file reads as empty,
+// anything but a regular file is refused (vfs.ErrNotRegular).
 func openLedgerFile(fsys vfs.FS, path string) (io.ReadCloser, error) {
-	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
+	f, err := vfs.OpenRegular(fsys, path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return io.NopCloser(bytes.NewReader(nil)), nil
 	}
@@ -333,7 +380,7 @@ func openLedgerTailFile(fsys vfs.FS, path string, n int64) (io.ReadCloser, bool,
 	if n <= 0 {
 		return nil, false, fmt.Errorf("jsonl: open ledger tail: window must be positive, got %d", n)
 	}
-	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
+	f, err := vfs.OpenRegular(fsys, path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return io.NopCloser(bytes.NewReader(nil)), false, nil
 	}

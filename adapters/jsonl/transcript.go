@@ -31,9 +31,10 @@ func (s *QwenStore) OpenTranscript(ctx context.Context, sessionID string) (io.Re
 	return openTranscriptFile(s.fs, path)
 }
 
-// openTranscriptFile opens a transcript; missing is adapters.ErrNotFound.
+// openTranscriptFile opens a transcript; missing is adapters.ErrNotFound,
+// anything but a regular file is refused (vfs.ErrNotRegular).
 func openTranscriptFile(fsys vfs.FS, path string) (io.ReadCloser, error) {
-	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
+	f, err := vfs.OpenRegular(fsys, path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("jsonl: transcript %s: %w (%w)", path, adapters.ErrNotFound, err)
 	}
@@ -59,7 +60,7 @@ func (s *QwenStore) TranscriptTailUUID(ctx context.Context, sessionID string) (s
 
 // tailUUIDFile is TailUUID over a file by path; any error is no marker.
 func tailUUIDFile(fsys vfs.FS, path string) (string, bool) {
-	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
+	f, err := vfs.OpenRegular(fsys, path, os.O_RDONLY, 0)
 	if err != nil {
 		return "", false
 	}

@@ -13,10 +13,13 @@
 // random unless the test passes its own seeded *rand.Rand (KeepRandom).
 // Clone copies the whole state, synced and unsynced, for the price of its
 // directories (file bytes are shared until written), so a test can crash
-// the copy at a point and carry on with the original.
+// the copy at a point and carry on with the original. Quota puts a fixed
+// amount of free space on an FS: a write that needs more lands the prefix
+// that fits and fails with ENOSPC, as a full disk does, until space comes
+// back.
 //
 // QwenStore is the Qwen ledger/transcript contract (adapters.Store): the
 // production jsonl.QwenStore running on an FS, so simulations exercise the
 // real append path and can crash it. The dsh session-log contract lives in
-// this package's DSH files.
+// dsh.go (the production adapters/dshlog.Log on this FS).
 package memory

@@ -5,7 +5,7 @@ import (
 
 	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/adapters/adaptertest"
-	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/memory"
 )
 
@@ -13,7 +13,7 @@ func TestDSHSessionLogContract(t *testing.T) {
 	adaptertest.RunSessionLogContract(t, func(t *testing.T) (adapters.SessionLog, func() adapters.SessionLog) {
 		log := memory.NewDSHLog()
 		return log, func() adapters.SessionLog {
-			return memory.NewDSHLogOn(log.Mem(), memory.DefaultDSHRoot, jsonl.DSHOptions{})
+			return memory.NewDSHLogOn(log.Mem(), memory.DefaultDSHRoot, dshlog.Options{})
 		}
 	})
 }
@@ -26,7 +26,7 @@ func TestDSHSessionLogContractAcrossCrashes(t *testing.T) {
 		log := memory.NewDSHLog()
 		return log, func() adapters.SessionLog {
 			log.Mem().Crash()
-			return memory.NewDSHLogOn(log.Mem(), memory.DefaultDSHRoot, jsonl.DSHOptions{})
+			return memory.NewDSHLogOn(log.Mem(), memory.DefaultDSHRoot, dshlog.Options{})
 		}
 	})
 }

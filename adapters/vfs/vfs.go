@@ -1,8 +1,3 @@
-// Package vfs is the small filesystem seam the durable adapters are written
-// against. OS is the real filesystem; adapters/memory provides a strict
-// in-memory one that loses unsynced bytes on a simulated crash, tears writes
-// and fails on demand — so crash tests exercise the very code that runs in
-// production, not a copy of it.
 package vfs
 
 import (
@@ -82,20 +77,35 @@ func isUnsupported(err error) bool {
 }
 
 // Lock uses flock(2) on a separate lock file, so it excludes other processes
-// and other open file descriptions in this process.
+// and other open file descriptions in this process. A lock path that is not
+// a regular file (a FIFO or device planted there) is refused.
 func (osFS) Lock(name string) (Unlocker, error) {
 	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|nonblock, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	for {
+	return lockFile(f)
+}
+
+// nonblock keeps an open from blocking on a FIFO; see OpenRegular.
+const nonblock = syscall.O_NONBLOCK
+
+// lockFile takes the exclusive flock on an open lock file, closing it on
+// failure.
+func lockFile(f *os.File) (Unlocker, error) {
+	st, err := f.Stat()
+	if err == nil {
+		err = CheckRegular(f.Name(), st)
+	}
+	for err == nil {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
 		if err != syscall.EINTR {
 			break
 		}
+		err = nil
 	}
 	if err != nil {
 		f.Close()

@@ -3,10 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
 
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 	"github.com/tailproof/tailproof/simulations/conformance"
 )
 
@@ -20,52 +19,56 @@ func init() {
 
 // runConformance exits 0 when reference mode agrees with the reference on
 // every scenario (known bugs aside) and every default-mode difference is a
-// deliberate one; 1 when not; 3 when node or the package is missing, so CI
+// deliberate one; 1 when not; 5 when node or the package is missing, so CI
 // can tell "cannot run" from "disagrees".
 func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		runs     = fs.Int("runs", 2000, "scenarios to generate (`N`)")
-		seed     = fs.Uint64("seed", 1, "the run's seed (`S`); scenario i of seed S is always the same")
-		asJSON   = fs.Bool("json", false, "print one JSON object")
-		save     = fs.String("save", "", "write each failure and one scenario per known bug, minimized, under `DIR`")
-		maxFails = fs.Int("max-failures", 20, "stop after `N` failures")
-	)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tailproof conformance [--runs N] [--seed S] [--json] [--save DIR]")
-		fmt.Fprintln(stderr, "needs node and @qwen-code/qwen-code@0.24.4 (simulations/conformance/install.sh, or TAILPROOF_QWEN_PKG=<package dir>)")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if *runs <= 0 {
-		fmt.Fprintln(stderr, "tailproof conformance: --runs must be positive")
-		return 2
-	}
-	rep, err := conformance.Run(ctx, conformance.Config{Runs: *runs, Seed: *seed, SaveDir: *save, MaxFailures: *maxFails})
-	if errors.Is(err, conformance.ErrUnavailable) {
-		fmt.Fprintf(stderr, "tailproof conformance: %v\n", err)
-		return 3
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "tailproof conformance: %v\n", err)
-		return 1
-	}
-	if *asJSON {
-		if err := rep.JSON(stdout); err != nil {
-			fmt.Fprintf(stderr, "tailproof conformance: %v\n", err)
-			return 1
+	return cli.Main(stderr, "conformance", func() error {
+		fs := cli.NewFlagSet("conformance",
+			"usage: tailproof conformance [--runs N] [--seed S] [--json] [--save DIR] [--max-failures N]",
+			"needs node and @qwen-code/qwen-code@0.24.4 (simulations/conformance/install.sh, or TAILPROOF_QWEN_PKG=<package dir>)")
+		var (
+			runs     = fs.Int("runs", 2000, "scenarios to generate (`N`)")
+			seed     = fs.Uint64("seed", 1, "the run's seed (`S`); scenario i of seed S is always the same")
+			asJSON   = fs.Bool("json", false, "print one JSON object")
+			save     = fs.String("save", "", "write each failure and one scenario per known bug, minimized, under `DIR`")
+			maxFails = fs.Int("max-failures", 20, "stop after `N` failures")
+		)
+		if err := fs.Parse(args, stdout); err != nil {
+			return err
 		}
-	} else {
-		rep.Print(stdout)
-		for _, d := range rep.Saved {
-			fmt.Fprintf(stdout, "saved %s\n", d)
+		if err := cli.AtLeast("--runs", *runs, 1); err != nil {
+			return err
 		}
-	}
-	if !rep.OK() {
-		return 1
-	}
-	return 0
+		if err := cli.AtLeast("--max-failures", *maxFails, 1); err != nil {
+			return err
+		}
+		bar := cli.NewProgress(stderr, "scenarios", *runs)
+		rep, err := conformance.Run(ctx, conformance.Config{Runs: *runs, Seed: *seed, SaveDir: *save, MaxFailures: *maxFails,
+			Progress: func(done, _ int) { bar.Set(done, "") }})
+		bar.Done()
+		switch {
+		case errors.Is(err, conformance.ErrUnavailable):
+			return cli.WithCode(cli.Unavailable, err)
+		case err != nil:
+			return cli.WithCode(cli.Code(err, cli.Unavailable), err)
+		}
+		w := &cli.Printer{W: stdout}
+		if *asJSON {
+			if err := rep.JSON(stdout); err != nil {
+				return cli.WithCode(cli.Write, err)
+			}
+		} else {
+			rep.Print(stdout)
+			for _, d := range rep.Saved {
+				w.Printf("saved %s\n", d)
+			}
+		}
+		if err := w.Err(); err != nil {
+			return err
+		}
+		if !rep.OK() {
+			return cli.WithCode(cli.CheckFailed, errors.New("tailproof and the reference disagree (see the report)"))
+		}
+		return nil
+	})
 }

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 	"github.com/tailproof/tailproof/machines"
 	"github.com/tailproof/tailproof/machines/reconcile"
 )
@@ -37,55 +37,52 @@ func diagramMachines() []struct {
 }
 
 func runDiagram(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("diagram", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dot := fs.Bool("dot", false, "Graphviz dot instead of Mermaid")
-	var names []string
-	for _, m := range diagramMachines() {
-		names = append(names, m.name)
-	}
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: tailproof diagram [%s] [--dot]\n", strings.Join(names, "|"))
-		fs.PrintDefaults()
-	}
-	// The machine name may come before or after --dot.
-	var want []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return 2
+	return cli.Main(stderr, "diagram", func() error {
+		var names []string
+		for _, m := range diagramMachines() {
+			names = append(names, m.name)
 		}
-		if fs.NArg() == 0 {
-			break
+		fs := cli.NewFlagSet("diagram", fmt.Sprintf("usage: tailproof diagram [%s] [--dot]", strings.Join(names, "|")))
+		fs.Positional = "MACHINE"
+		dot := fs.Bool("dot", false, "Graphviz dot instead of Mermaid")
+		// The machine name may come before or after --dot.
+		var want []string
+		for {
+			if err := fs.Parse(args, stdout); err != nil {
+				return err
+			}
+			if fs.NArg() == 0 {
+				break
+			}
+			want = append(want, fs.Arg(0))
+			args = fs.Args()[1:]
 		}
-		want = append(want, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(want) > 1 {
-		fmt.Fprintln(stderr, "tailproof diagram: name one machine, or none for all")
-		return 2
-	}
-	printed := 0
-	for _, m := range diagramMachines() {
-		if len(want) == 1 && want[0] != m.name {
-			continue
+		if len(want) > 1 {
+			return cli.Usagef("name one machine, or none for all")
 		}
-		if len(want) == 0 && printed > 0 {
-			fmt.Fprintln(stdout)
+		w := &cli.Printer{W: stdout}
+		printed := 0
+		for _, m := range diagramMachines() {
+			if len(want) == 1 && want[0] != m.name {
+				continue
+			}
+			if len(want) == 0 && printed > 0 {
+				w.Printf("\n")
+			}
+			out := m.table.Mermaid()
+			comment := "%% "
+			if *dot {
+				out, comment = m.table.Dot(), "// "
+			}
+			if len(want) == 0 {
+				w.Printf("%s%s\n", comment, m.name)
+			}
+			w.Printf("%s", out)
+			printed++
 		}
-		out := m.table.Mermaid()
-		comment := "%% "
-		if *dot {
-			out, comment = m.table.Dot(), "// "
+		if printed == 0 {
+			return cli.Usagef("unknown machine %q (one of %s)", want[0], strings.Join(names, ", "))
 		}
-		if len(want) == 0 {
-			fmt.Fprintf(stdout, "%s%s\n", comment, m.name)
-		}
-		fmt.Fprint(stdout, out)
-		printed++
-	}
-	if printed == 0 {
-		fmt.Fprintf(stderr, "tailproof diagram: unknown machine %q (one of %s)\n", want[0], strings.Join(names, ", "))
-		return 2
-	}
-	return 0
+		return w.Err()
+	})
 }

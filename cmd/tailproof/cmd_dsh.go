@@ -2,14 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
-	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
+	v0 "github.com/tailproof/tailproof/events/dsh/v0"
 )
 
 func init() {
@@ -20,10 +21,16 @@ func init() {
 	})
 }
 
+const dshUsage = "usage: tailproof dsh recover --file PATH [--json]"
+
 func runDSH(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprintln(stdout, dshUsage)
+		return cli.OK
+	}
 	if len(args) == 0 || args[0] != "recover" {
-		fmt.Fprintln(stderr, "usage: tailproof dsh recover --file PATH [--json]")
-		return 2
+		fmt.Fprintf(stderr, "tailproof dsh: want the recover subcommand\n%s\n", dshUsage)
+		return cli.Usage
 	}
 	return runDSHRecover(ctx, args[1:], stdout, stderr)
 }
@@ -31,59 +38,95 @@ func runDSH(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // dshRecoverReport is the --json output; the key order is part of the
 // interface, so it is a struct, not a map.
 type dshRecoverReport struct {
-	Events         int      `json:"events"`
+	Events         int64    `json:"events"`
 	TruncatedBytes int64    `json:"truncatedBytes"`
 	Closers        []string `json:"closers"`
 	Error          *string  `json:"error"`
+	// Format is the file's format as detected (v1, v0-zstd, v0-raw), last so
+	// that the v1 report's prefix is unchanged.
+	Format string `json:"format"`
 }
 
-// runDSHRecover loads one dsh v1 log exactly as the session backend does —
-// repairing it in place: the torn final fragment is cut (after the original
-// is copied to PATH.broken-SIZE) and an open turn is closed durably. It exits
-// non-zero only when the log is unloadable.
+// runDSHRecover loads one dsh log — v1 (<id>.jsonl) or the published v0
+// (session.jsonl.zstd or session.jsonl), the format taken from the file —
+// exactly as that format's session backend does, repairing it in place: the
+// torn final fragment is cut (after the original is copied aside) and an open
+// turn is closed durably. It exits 3 when the log is missing, not a regular
+// file, behind a link out of its root, or unloadable; the log is then left
+// unchanged.
 func runDSHRecover(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("dsh recover", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	file := fs.String("file", "", "the dsh v1 session log (`PATH`, a <id>.jsonl)")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if *file == "" || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: tailproof dsh recover --file PATH [--json]")
-		return 2
-	}
-	rec, err := jsonl.RecoverDSHLog(vfs.OS, *file)
-	report := dshRecoverReport{Closers: []string{}}
-	if err != nil {
-		msg := err.Error()
-		report.Error = &msg
-	} else {
-		report.Events = len(rec.Events)
-		report.TruncatedBytes = rec.Repair.TruncatedBytes
-		for _, c := range rec.Repair.Closers {
-			report.Closers = append(report.Closers, c.Type)
+	return cli.Main(stderr, "dsh recover", func() error {
+		fs := cli.NewFlagSet("dsh recover", dshUsage)
+		file := fs.String("file", "", "the dsh session log (`PATH`: v0 <root>/<project>/<id>/session.jsonl[.zstd], or v1 <id>.jsonl)")
+		asJSON := fs.Bool("json", false, "print one JSON object instead of text")
+		if err := fs.Parse(args, stdout); err != nil {
+			return err
 		}
-	}
-	if *asJSON {
-		b, _ := json.Marshal(report)
-		fmt.Fprintf(stdout, "%s\n", b)
-	} else if err != nil {
-		fmt.Fprintf(stderr, "tailproof dsh recover: %s is unloadable (left unchanged): %v\n", *file, err)
-	} else {
-		fmt.Fprintf(stdout, "%s: %d events, every turn closed\n", *file, report.Events)
-		if rec.Repair.TruncatedBytes > 0 {
-			fmt.Fprintf(stdout, "  cut a torn final fragment of %d bytes; the original is kept at %s\n", rec.Repair.TruncatedBytes, rec.Repair.Evidence)
+		if *file == "" {
+			return cli.Usagef("--file PATH is required (see tailproof dsh recover --help)")
 		}
-		if len(report.Closers) > 0 {
-			fmt.Fprintf(stdout, "  closed the interrupted turn: appended %s\n", strings.Join(report.Closers, ", "))
+		// The root the repair may write in: a v1 log's own directory; a v0
+		// log's sessions root (<root>/<project>/<id>/session.jsonl*), which the
+		// backend checks for one encoding. Never through a link out of it.
+		root := filepath.Dir(*file)
+		if base := filepath.Base(*file); base == dshlog.V0ZstdName || base == dshlog.V0RawName {
+			root = filepath.Dir(filepath.Dir(root))
 		}
-		if rec.Repair.TruncatedBytes == 0 && len(report.Closers) == 0 {
-			fmt.Fprintln(stdout, "  nothing to repair")
+		fsys, err := vfs.Within(root)
+		if err != nil {
+			return cli.WithCode(cli.Input, err)
 		}
-	}
-	if err != nil {
-		return 1
-	}
-	return 0
+		defer fsys.Close()
+		if err := cli.CheckNamed(fsys, "--file", *file); err != nil {
+			return err
+		}
+		report := dshRecoverReport{Closers: []string{}}
+		var evidence string
+		format, err := dshlog.DetectFormat(fsys, *file)
+		report.Format = format.String()
+		if err == nil && format == dshlog.FormatV1 {
+			var rec dshlog.Recovery
+			if rec, err = dshlog.RecoverV1(fsys, *file); err == nil {
+				report.Events = int64(len(rec.Events))
+				report.TruncatedBytes, evidence = rec.Repair.TruncatedBytes, rec.Repair.Evidence
+				for _, c := range rec.Repair.Closers {
+					report.Closers = append(report.Closers, c.Type)
+				}
+			}
+		} else if err == nil {
+			var rec dshlog.RecoveryV0
+			if rec, err = dshlog.RecoverV0(fsys, *file, v0.Options{}); err == nil {
+				report.Events = rec.Plan.Events
+				report.TruncatedBytes, evidence = rec.TruncatedBytes, rec.Evidence
+				for _, c := range rec.Plan.Closers {
+					report.Closers = append(report.Closers, c.Type)
+				}
+			}
+		}
+		if err != nil {
+			msg := err.Error()
+			report.Error = &msg
+		}
+		w := &cli.Printer{W: stdout}
+		switch {
+		case *asJSON:
+			w.JSON(report)
+		case err != nil:
+		default:
+			w.Printf("%s: %d events, every turn closed\n", *file, report.Events)
+			if report.TruncatedBytes > 0 {
+				w.Printf("  cut a torn final fragment of %d bytes; the original is kept at %s\n", report.TruncatedBytes, evidence)
+			}
+			if len(report.Closers) > 0 {
+				w.Printf("  closed the interrupted turn: appended %s\n", strings.Join(report.Closers, ", "))
+			}
+			if report.TruncatedBytes == 0 && len(report.Closers) == 0 {
+				w.Printf("  nothing to repair\n")
+			}
+		}
+		if err != nil {
+			return cli.WithCode(cli.Input, fmt.Errorf("%s is unloadable (left unchanged): %w", *file, err))
+		}
+		return w.Err()
+	})
 }

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/tailproof/tailproof/simulations/load"
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 )
 
 func init() {
@@ -19,51 +20,59 @@ func init() {
 }
 
 func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		sessions   = fs.Int("sessions", 200, "`N` sessions, each with one prompt left in_flight")
-		evs        = fs.Int("events", 5, "`M` load events per session (the first decides and appends, the rest decide none)")
-		workers    = fs.Int("workers", 3, "JetStream workers")
-		partitions = fs.Int("partitions", 8, "JetStream load partitions")
-		transport  = fs.String("transport", "both", "`jetstream`, `inprocess` or `both`")
-		timeout    = fs.Duration("timeout", 5*time.Minute, "give up after `DURATION`")
-	)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tailproof loadtest [--sessions N] [--events M] [--workers W] [--partitions P] [--transport both|jetstream|inprocess]")
-		fmt.Fprintln(stderr, "Runs an embedded nats-server on 127.0.0.1 (storage in a temp dir, removed after) and in-memory sessions.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if *sessions <= 0 || *evs <= 0 {
-		fmt.Fprintln(stderr, "tailproof loadtest: --sessions and --events must be positive")
-		return 2
-	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
-	cfg := load.LoadConfig{Sessions: *sessions, Events: *evs, Workers: *workers, Partitions: *partitions}
-	runs := map[string]func(context.Context, load.LoadConfig) (load.LoadResult, error){
-		"inprocess": load.RunInProcess, "jetstream": load.RunJetStream,
-	}
-	var order []string
-	switch *transport {
-	case "both":
-		order = []string{"inprocess", "jetstream"}
-	case "inprocess", "jetstream":
-		order = []string{*transport}
-	default:
-		fmt.Fprintf(stderr, "tailproof loadtest: unknown transport %q\n", *transport)
-		return 2
-	}
-	for _, name := range order {
-		r, err := runs[name](ctx, cfg)
-		if err != nil {
-			fmt.Fprintf(stderr, "tailproof loadtest: %s: %v\n", name, err)
-			return 1
+	return cli.Main(stderr, "loadtest", func() error {
+		fs := cli.NewFlagSet("loadtest",
+			"usage: tailproof loadtest [--sessions N] [--events M] [--workers W] [--partitions P] [--transport both|jetstream|inprocess] [--timeout D]",
+			"Runs an embedded nats-server on 127.0.0.1 (storage in a temp dir, removed after) and in-memory sessions.")
+		var (
+			sessions   = fs.Int("sessions", 200, "`N` sessions, each with one prompt left in_flight")
+			evs        = fs.Int("events", 5, "`M` load events per session (the first decides and appends, the rest decide none)")
+			workers    = fs.Int("workers", 3, "JetStream workers")
+			partitions = fs.Int("partitions", 8, "JetStream load partitions")
+			transport  = fs.String("transport", "both", "`jetstream`, `inprocess` or `both`")
+			timeout    = fs.Duration("timeout", 5*time.Minute, "give up after `DURATION`")
+		)
+		if err := fs.Parse(args, stdout); err != nil {
+			return err
 		}
-		fmt.Fprintln(stdout, r)
-	}
-	return 0
+		for _, c := range []error{cli.AtLeast("--sessions", *sessions, 1), cli.AtLeast("--events", *evs, 1),
+			cli.AtLeast("--workers", *workers, 1), cli.AtLeast("--partitions", *partitions, 1)} {
+			if c != nil {
+				return c
+			}
+		}
+		if *timeout <= 0 {
+			return cli.Usagef("--timeout must be positive, got %s", *timeout)
+		}
+		runs := map[string]func(context.Context, load.LoadConfig) (load.LoadResult, error){
+			"inprocess": load.RunInProcess, "jetstream": load.RunJetStream,
+		}
+		var order []string
+		switch *transport {
+		case "both":
+			order = []string{"inprocess", "jetstream"}
+		case "inprocess", "jetstream":
+			order = []string{*transport}
+		default:
+			return cli.Usagef("--transport must be jetstream, inprocess or both, got %q", *transport)
+		}
+		ctx, cancel := context.WithTimeout(ctx, *timeout)
+		defer cancel()
+		w := &cli.Printer{W: stdout}
+		for _, name := range order {
+			bar := cli.NewProgress(stderr, name, *sessions**evs)
+			cfg := load.LoadConfig{Sessions: *sessions, Events: *evs, Workers: *workers, Partitions: *partitions,
+				Progress: func(done, _ int) { bar.Set(done, "") }}
+			r, err := runs[name](ctx, cfg)
+			bar.Done()
+			if errors.Is(err, context.DeadlineExceeded) {
+				return cli.WithCode(cli.CheckFailed, fmt.Errorf("%s: not done within --timeout %s: %w", name, *timeout, err))
+			}
+			if err != nil {
+				return cli.WithCode(cli.Code(err, cli.Unavailable), fmt.Errorf("%s: %w", name, err))
+			}
+			w.Printf("%v\n", r)
+		}
+		return w.Err()
+	})
 }

@@ -1,140 +1,184 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/tailproof/tailproof"
-	"github.com/tailproof/tailproof/adapters"
-	"github.com/tailproof/tailproof/adapters/jsonl"
-	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
+	"github.com/tailproof/tailproof/guards"
 )
 
 func init() {
 	register(command{
 		name:    "reconcile",
-		summary: "decide a prompt left in_flight by a crash and append its terminal when the evidence proves it",
+		summary: "decide the prompts left in_flight by a crash and append each terminal the evidence proves",
 		run:     runReconcile,
 	})
 }
 
-// sessionFlags are the input flags reconcile, status and replay share: two
-// explicit files, or Qwen Code's runtime layout.
-type sessionFlags struct {
-	ledger, transcript    string
-	runtime, cwd, session string
-}
-
-func (s *sessionFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.ledger, "ledger", "", "the prompt terminal ledger (`FILE`)")
-	fs.StringVar(&s.transcript, "transcript", "", "the session transcript (`FILE`)")
-	fs.StringVar(&s.runtime, "qwen-runtime", "", "Qwen Code's runtime `DIR` (default: $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen)")
-	fs.StringVar(&s.cwd, "cwd", "", "the session's `WORKSPACE` directory (with --session)")
-	fs.StringVar(&s.session, "session", "", "the session `ID` in Qwen Code's layout")
-}
-
-// store opens the store the flags name and the session id to use with it.
-func (s *sessionFlags) store() (adapters.Store, string, error) {
-	switch {
-	case s.ledger != "" || s.transcript != "":
-		if s.ledger == "" || s.transcript == "" {
-			return nil, "", errors.New("--ledger and --transcript go together")
-		}
-		if s.session != "" || s.cwd != "" || s.runtime != "" {
-			return nil, "", errors.New("give either --ledger/--transcript or --cwd/--session, not both")
-		}
-		return jsonl.NewFilesStore(vfs.OS, s.ledger, s.transcript), "", nil
-	case s.session != "":
-		if s.cwd == "" {
-			return nil, "", errors.New("--session needs --cwd (the workspace the session ran in)")
-		}
-		if err := jsonl.CheckSessionID(s.session); err != nil {
-			return nil, "", err
-		}
-		dir := s.runtime
-		if dir == "" {
-			home, _ := os.UserHomeDir()
-			d, err := jsonl.ResolveRuntimeDir(os.Getenv, home)
-			if err != nil {
-				return nil, "", err
-			}
-			dir = d
-		}
-		return jsonl.NewQwenStore(vfs.OS, jsonl.NewQwenLayout(dir, s.cwd)), s.session, nil
-	}
-	return nil, "", errors.New("name the session: --ledger FILE --transcript FILE, or --cwd WORKSPACE --session ID [--qwen-runtime DIR]")
-}
-
 func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("reconcile", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		sf        sessionFlags
-		dryRun    = fs.Bool("dry-run", false, "decide without appending")
-		now       = fs.Int64("now", 0, "the clock in Unix `MS` for the appended record (default: the system clock)")
-		asJSON    = fs.Bool("json", false, "print one JSON object")
-		reference = fs.Bool("reference", false, "apply exactly Qwen Code 0.24.4's rules (no ownership evidence)")
-		trace     = fs.Bool("trace", false, "print the folds and transitions that led to the decision")
-	)
-	sf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tailproof reconcile (--ledger FILE --transcript FILE | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--dry-run] [--now MS] [--json]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	store, sid, err := sf.store()
-	if err != nil {
-		fmt.Fprintf(stderr, "tailproof reconcile: %v\n", err)
-		return 2
-	}
-	clock := func() int64 { return time.Now().UnixMilli() }
-	if *now != 0 {
-		n := *now
-		clock = func() int64 { return n }
-	}
-	res, err := tailproof.Reconcile(ctx, store, sid, tailproof.Options{Now: clock, DryRun: *dryRun, Reference: *reference})
-	if err != nil {
-		fmt.Fprintf(stderr, "tailproof reconcile: %v\n", err)
-		return 1
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res); err != nil {
-			fmt.Fprintf(stderr, "tailproof reconcile: %v\n", err)
-			return 1
+	return cli.Main(stderr, "reconcile", func() error {
+		fs := cli.NewFlagSet("reconcile",
+			"usage: tailproof reconcile (--ledger FILE --transcript FILE | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--dry-run] [--now MS] [--json] [--trace] [--reference]")
+		var (
+			sf        sessionFlags
+			dryRun    = fs.Bool("dry-run", false, "decide without appending")
+			now       = fs.Int64("now", 0, "the clock in Unix `MS` for the appended records (default: the system clock)")
+			asJSON    = fs.Bool("json", false, "print one JSON object (the published decision shape, schemaVersion 1)")
+			reference = fs.Bool("reference", false, "apply exactly Qwen Code 0.24.4's rules (no ownership evidence, one prompt per run)")
+			trace     = fs.Bool("trace", false, "print the folds and transitions that led to the decisions")
+		)
+		sf.register(fs)
+		if err := fs.Parse(args, stdout); err != nil {
+			return err
 		}
-		return 0
-	}
-	if len(res.Decisions) == 0 {
-		fmt.Fprintf(stdout, "target:  (none)\nverdict: %s\n", tailproof.VerdictNone)
-	}
-	for _, d := range res.Decisions {
-		fmt.Fprintf(stdout, "target:  %s\nverdict: %s\n", d.Target, d.Verdict)
-		if d.Line != nil {
-			verb := "appended"
-			if *dryRun {
-				verb = "would append"
+		clock, source := func() int64 { return time.Now().UnixMilli() }, "the system clock"
+		if fs.Given("now") {
+			if err := cli.UnixMillis("--now", *now); err != nil {
+				return err
 			}
-			fmt.Fprintf(stdout, "%s: %s\n", verb, d.Line)
+			n := *now
+			clock, source = func() int64 { return n }, "--now"
 		}
-		for _, v := range d.Vetoes {
-			fmt.Fprintf(stdout, "veto:    %s: %s\n", v.Guard, v.Reason)
+		sess, err := sf.open(false)
+		if err != nil {
+			return err
+		}
+		defer sess.Close()
+		input, admitted, err := scanLedger(ctx, sess)
+		if err != nil {
+			return err
+		}
+		store := cli.ClockChecked{Store: sess.Store, Admitted: admitted, Source: source, Flag: fs.Given("now")}
+		res, err := tailproof.Reconcile(ctx, store, sess.ID, tailproof.Options{Now: clock, DryRun: *dryRun, Reference: *reference})
+		if err != nil {
+			// A ledger that cannot be read is an input error; the only other
+			// failure is an append (the message says whether it was rolled
+			// back).
+			return cli.WithCode(cli.Code(err, cli.Write), err)
+		}
+		if *dryRun {
+			for _, d := range res.Decisions {
+				if d.Line == nil {
+					continue
+				}
+				if err := store.Check(d.Line); err != nil {
+					return err
+				}
+			}
+		}
+		input.Transcript = transcriptReport(ctx, sess, res, *reference)
+		w := &cli.Printer{W: stdout}
+		if *asJSON {
+			extra := map[string]any{"input": input, "warnings": input.Warnings()}
+			if *trace {
+				extra["trace"] = res.Trace
+			}
+			b, err := withFields(res, extra, "input", "warnings", "trace")
+			if err != nil {
+				return err
+			}
+			w.Printf("%s\n", b)
+			return w.Err()
+		}
+		if len(res.Decisions) == 0 {
+			w.Printf("target:  (none)\nverdict: %s\n", tailproof.VerdictNone)
+		}
+		for _, d := range res.Decisions {
+			w.Printf("target:  %s\nverdict: %s\n", d.Target, d.Verdict)
+			if d.Line != nil {
+				verb := "appended"
+				if *dryRun {
+					verb = "would append"
+				}
+				w.Printf("%s: %s\n", verb, d.Line)
+			}
+			for _, v := range d.Vetoes {
+				w.Printf("veto:    %s: %s\n", v.Guard, v.Reason)
+			}
+		}
+		w.Tail(input.Warnings(), res.Trace, *trace)
+		return w.Err()
+	})
+}
+
+// withFields marshals the published shape of v and appends the CLI's own
+// fields after it, in the order given (a key absent from extra is skipped),
+// so the published keys keep their order and meaning.
+func withFields(v any, extra map[string]any, order ...string) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	b = bytes.TrimSuffix(b, []byte("}"))
+	for _, k := range order {
+		x, ok := extra[k]
+		if !ok {
+			continue
+		}
+		xb, err := json.Marshal(x)
+		if err != nil {
+			return nil, err
+		}
+		b = fmt.Appendf(b, ",%q:%s", k, xb)
+	}
+	return append(b, '}'), nil
+}
+
+// scanLedger reads the session's ledger once for the input report and each
+// prompt's admission time (which --now must not precede).
+func scanLedger(ctx context.Context, sess *cli.Session) (cli.InputReport, map[string]float64, error) {
+	rep := cli.InputReport{Ledger: &sess.Ledger}
+	if !sess.Ledger.Present {
+		return rep, nil, nil
+	}
+	rc, err := sess.OpenLedger(ctx)
+	if err != nil {
+		return rep, nil, cli.WithCode(cli.Input, err)
+	}
+	defer rc.Close()
+	scanned, admitted, err := cli.ScanLedger(rc)
+	if err != nil {
+		return rep, nil, cli.WithCode(cli.Input, fmt.Errorf("ledger %s: %w", sess.Ledger.Path, err))
+	}
+	scanned.Path = sess.Ledger.Path
+	sess.Ledger = scanned
+	return rep, admitted, nil
+}
+
+// transcriptReport says what the transcript held. It costs nothing when the
+// decisions read a clean transcript: it is scanned again (one pass, bounded
+// memory) only when a decision saw trouble in it, or under --reference,
+// whose rules skip undecodable lines without a word. The chain's facts are
+// the same for every decision; the first that read the transcript has them.
+func transcriptReport(ctx context.Context, sess *cli.Session, res tailproof.Result, reference bool) *cli.FileReport {
+	rep := sess.Transcript
+	var t guards.TranscriptEvidence
+	for _, d := range res.Decisions {
+		if d.Evidence != nil && (d.Evidence.Transcript.Loaded || d.Evidence.Transcript.LoadErr != "") {
+			t = d.Evidence.Transcript
+			break
 		}
 	}
-	if *trace {
-		fmt.Fprintln(stdout, "trace:")
-		for _, l := range res.Trace {
-			fmt.Fprintf(stdout, "  %s\n", l)
+	switch {
+	case !rep.Present:
+	case !t.Loaded && t.LoadErr == "":
+		rep.Note = "no prompt needed it (nothing in flight, or a guard refused first)"
+	case reference || t.LoadErr != "" || len(t.BadLines) > 0 || t.TornTail || t.Degraded != "":
+		scanned, err := cli.ScanTranscript(sess.OpenTranscript(ctx), 0)
+		if err != nil {
+			rep.Checked, rep.Note = true, "unreadable: "+err.Error()
+			break
 		}
+		scanned.Path = rep.Path
+		rep = scanned
+	default:
+		rep.Checked, rep.First = true, []cli.Position{}
 	}
-	return 0
+	return &rep
 }

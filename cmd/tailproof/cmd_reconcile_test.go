@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tailproof/tailproof/adapters/jsonl"
 )
 
 const cliTranscript = `{"uuid":"u1","parentUuid":null,"sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z","type":"user","provenance":"real_user","cwd":"/w","version":"1","message":{"role":"user","parts":[{"text":"run it"}]}}
@@ -47,6 +49,15 @@ func TestReconcileJSONInterface(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
+	// The input report has tests of its own (hostile_test.go); here: clean.
+	if w, ok := got["warnings"].([]any); !ok || len(w) != 0 {
+		t.Fatalf("warnings on clean input: %v", got["warnings"])
+	}
+	if in, ok := got["input"].(map[string]any); !ok || in["ledger"].(map[string]any)["records"] != 1.0 {
+		t.Fatalf("input: %v", got["input"])
+	}
+	delete(got, "warnings")
+	delete(got, "input")
 	want := map[string]any{
 		"schemaVersion": 1.0, "sessionId": "", "rules": "tailproof", "dryRun": false, "dangling": []any{"p1"},
 		"decisions": []any{map[string]any{
@@ -71,14 +82,30 @@ func TestReconcileJSONInterface(t *testing.T) {
 func TestReconcileDryRunAndMissingTranscript(t *testing.T) {
 	ledgerText := `{"v":1,"promptId":"p1","state":"in_flight","at":1}` + "\n"
 	lp, tp := writeFiles(t, ledgerText, "")
-	code, out, _ := runCLI(t, "reconcile", "--ledger", lp, "--transcript", tp, "--json", "--dry-run")
-	if code != 0 {
-		t.Fatalf("a missing transcript is evidence, not an error: exit %d", code)
+	// Named explicitly, a missing transcript is a mistyped path: an input error.
+	code, out, errs := runCLI(t, "reconcile", "--ledger", lp, "--transcript", tp, "--json", "--dry-run")
+	if code != 3 || out != "" || !strings.Contains(errs, "--transcript "+tp+" does not exist") {
+		t.Fatalf("explicit missing transcript: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	if !strings.Contains(out, `"verdict":"unknown"`) || !strings.Contains(out, `"guard":"transcript-integrity"`) || strings.Contains(out, `ppend`) || !strings.Contains(out, `"dryRun":true`) {
+	// In Qwen's layout a session whose transcript is gone is evidence: unknown.
+	runtime, ws, sid := t.TempDir(), "/w", "5f0c7d8e-1111-4222-8333-944455556666"
+	layout := jsonl.NewQwenLayout(runtime, ws)
+	p, _ := layout.LedgerPath(sid, jsonl.Active)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(ledgerText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCLI(t, "reconcile", "--qwen-runtime", runtime, "--cwd", ws, "--session", sid, "--json", "--dry-run")
+	if code != 0 {
+		t.Fatalf("a missing transcript in the layout is evidence, not an error: exit %d %s", code, errs)
+	}
+	if !strings.Contains(out, `"verdict":"unknown"`) || !strings.Contains(out, `"guard":"transcript-integrity"`) || strings.Contains(out, `ppend`) ||
+		!strings.Contains(out, `"dryRun":true`) || !strings.Contains(out, "absent: the session has no transcript") {
 		t.Fatalf("got %s", out)
 	}
-	if data, _ := os.ReadFile(lp); string(data) != ledgerText {
+	if data, _ := os.ReadFile(p); string(data) != ledgerText {
 		t.Fatalf("ledger changed: %q", data)
 	}
 }

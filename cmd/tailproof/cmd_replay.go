@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
+	"github.com/tailproof/tailproof/events"
 )
 
 func init() {
@@ -36,8 +37,11 @@ const replayUsage = "usage: tailproof replay (--ledger FILE --transcript FILE | 
 	"                        [--at N | --crash-at N|all] [--json] [--html FILE] [--reference] [--now MS]"
 
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	return cli.Main(stderr, "replay", func() error { return replay(ctx, args, stdout, stderr) })
+}
+
+func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("replay", replayUsage)
 	var f replayFlags
 	f.sf.register(fs)
 	fs.StringVar(&f.dsh, "dsh", "", "a dsh session log (`FILE`) instead of a Qwen session")
@@ -48,37 +52,35 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.BoolVar(&f.reference, "reference", false, "decide with exactly Qwen Code 0.24.4's rules")
 	fs.Int64Var(&f.now, "now", 0, "the clock in Unix `MS` for a record recovery would append (default: the last event's time)")
 	fs.StringVar(&f.html, "html", "", "also write a self-contained HTML timeline of the session to `FILE`")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, replayUsage)
-		fs.PrintDefaults()
+	if err := fs.Parse(args, stdout); err != nil {
+		return err
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if fs.Given("at") {
+		if err := cli.AtLeast("--at", f.at, 0); err != nil {
+			return err
+		}
 	}
-	if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "tailproof replay: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if fs.Given("now") {
+		if err := cli.UnixMillis("--now", f.now); err != nil {
+			return err
+		}
 	}
 	if f.at >= 0 && f.crashAt != "" {
-		fmt.Fprintln(stderr, "tailproof replay: give --at or --crash-at, not both")
-		return 2
+		return cli.Usagef("give --at or --crash-at, not both")
 	}
 	if f.dir != "" {
 		if f.dsh != "" || f.sf.ledger != "" || f.sf.transcript != "" || f.sf.session != "" || f.at >= 0 || f.crashAt != "" || f.html != "" {
-			fmt.Fprintln(stderr, "tailproof replay: --dir takes only --json, --reference and --now")
-			return 2
+			return cli.Usagef("--dir takes only --json, --reference and --now")
 		}
 		return runReplayBatch(ctx, f, stdout, stderr)
 	}
 	s, err := loadReplaySession(ctx, f)
 	if err != nil {
-		fmt.Fprintf(stderr, "tailproof replay: %v\n", err)
-		return 2
+		return err
 	}
 	total := s.ev.Len()
 	if f.at > total {
-		fmt.Fprintf(stderr, "tailproof replay: --at %d is past the last event (%d)\n", f.at, total)
-		return 2
+		return cli.Usagef("--at %d is past the last event (%d)", f.at, total)
 	}
 	if f.crashAt == "all" {
 		return replayCrashTable(ctx, f, s, stdout, stderr)
@@ -90,58 +92,90 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if f.crashAt != "" {
 		n, err := strconv.Atoi(f.crashAt)
 		if err != nil || n < 0 || n > total {
-			fmt.Fprintf(stderr, "tailproof replay: --crash-at wants all or an event number from 0 to %d, got %q\n", total, f.crashAt)
-			return 2
+			return cli.Usagef("--crash-at wants all or an event number from 0 to %d, got %q", total, f.crashAt)
 		}
 		stop, decideAt, crash = n, n, true
 	}
 	w := &replayWriter{w: stdout, json: f.asJSON}
 	st := newStepper(s)
-	var steps []step
-	for range stop {
-		stp := st.next()
-		steps = append(steps, stp)
-		w.step(stp, total)
+	// Each step re-folds the evidence so far: a long session takes a while.
+	bar := cli.NewProgress(stderr, "replay", stop)
+	for i := range stop {
+		w.step(st.next(), total)
+		bar.Set(i+1, "")
 	}
+	bar.Done()
 	out := decide(ctx, s, decideAt, f.reference, f.now)
-	w.outcome(out, total, crash)
+	w.outcome(out, total, crash, replayWarnings(s, f))
 	if f.html != "" {
 		crashPoint := -1
 		if crash {
 			crashPoint = decideAt
 		}
 		if err := writeReplayHTML(f.html, s, out, crashPoint); err != nil {
-			fmt.Fprintf(stderr, "tailproof replay: %v\n", err)
-			return 1
+			return err
 		}
 	}
 	if w.err != nil {
-		fmt.Fprintf(stderr, "tailproof replay: %v\n", w.err)
-		return 1
+		return cli.WithCode(cli.Write, w.err)
 	}
-	return 0
+	return nil
 }
 
 func loadReplaySession(ctx context.Context, f replayFlags) (*session, error) {
 	if f.dsh != "" {
 		if f.sf.ledger != "" || f.sf.transcript != "" || f.sf.session != "" || f.sf.cwd != "" || f.sf.runtime != "" {
-			return nil, errors.New("--dsh takes no Qwen session flags")
+			return nil, cli.Usagef("--dsh takes no Qwen session flags")
 		}
-		data, err := os.ReadFile(f.dsh)
+		data, err := cli.ReadNamed("--dsh", f.dsh)
 		if err != nil {
 			return nil, err
 		}
-		return newDSHSession(f.dsh, data)
+		if isDSHV0(f.dsh, data) {
+			s, err := newDSHV0Session(f.dsh, data)
+			return s, cli.WithCode(cli.Input, err)
+		}
+		s, err := newDSHSession(f.dsh, data)
+		return s, cli.WithCode(cli.Input, err)
 	}
-	store, sid, err := f.sf.store()
+	sess, err := f.sf.open(false)
 	if err != nil {
 		return nil, err
 	}
-	name := sid
+	defer sess.Close()
+	name := sess.ID
 	if name == "" {
 		name = f.sf.transcript
 	}
-	return loadStore(ctx, store, sid, name)
+	s, err := loadStore(ctx, sess.Store, sess.ID, name)
+	return s, cli.WithCode(cli.Input, err)
+}
+
+// replayWarnings are the input warnings of the files replayed: lines that
+// did not decode, counted with their first positions.
+func replayWarnings(s *session, f replayFlags) []string {
+	paths := [2]string{f.sf.ledger, f.sf.transcript}
+	roles := [2]string{"ledger", "transcript"}
+	if s.dsh {
+		paths, roles = [2]string{f.dsh}, [2]string{"dsh log"}
+	} else if f.sf.session != "" {
+		paths = [2]string{"of session " + f.sf.session, "of session " + f.sf.session}
+	}
+	out := []string{}
+	for i, src := range s.ev.Sources {
+		if roles[i] == "" || !s.exists[i] {
+			continue
+		}
+		rep := cli.FileReport{Path: paths[i], Present: true, Checked: true, Records: new(len(src.Events)), Undecodable: len(src.Bad)}
+		for _, b := range src.Bad {
+			rep.TornTail = errors.Is(b, events.ErrTornTail)
+			if len(rep.First) < cli.FirstPositions {
+				rep.First = append(rep.First, cli.Position{Line: b.Pos.Line, Offset: b.Pos.Offset, Reason: b.Detail})
+			}
+		}
+		out = append(out, rep.Warnings(roles[i])...)
+	}
+	return out
 }
 
 // replayWriter prints steps and outcomes as text or JSON lines, keeping the
@@ -184,15 +218,21 @@ func (r *replayWriter) step(s step, total int) {
 	}
 }
 
-func (r *replayWriter) outcome(o outcome, total int, crash bool) {
+func (r *replayWriter) outcome(o outcome, total int, crash bool, warnings []string) {
 	if r.json {
 		r.encode(struct {
-			Decision outcome `json:"decision"`
-			Events   int     `json:"events"`
-			Crash    bool    `json:"crash"`
-		}{o, total, crash})
+			Decision outcome  `json:"decision"`
+			Events   int      `json:"events"`
+			Crash    bool     `json:"crash"`
+			Warnings []string `json:"warnings"`
+		}{o, total, crash, warnings})
 		return
 	}
+	defer func() {
+		for _, l := range warnings {
+			r.printf("  warning:  %s\n", l)
+		}
+	}()
 	if crash {
 		r.printf("\ncrash right after event %d of %d; recovery (dry run, in memory) would decide:\n", o.At, total)
 	} else {
@@ -242,9 +282,10 @@ type crashRow struct {
 	Error   string   `json:"error,omitempty"`
 }
 
-func crashRows(ctx context.Context, s *session, reference bool, now int64) []crashRow {
+func crashRows(ctx context.Context, s *session, reference bool, now int64, bar *cli.Progress) []crashRow {
 	rows := make([]crashRow, 0, s.ev.Len()+1)
 	for n := 0; n <= s.ev.Len(); n++ {
+		bar.Set(n+1, "")
 		o := decide(ctx, s, n, reference, now)
 		row := crashRow{At: n, Event: "(before any event)", Verdict: o.Verdict, Target: o.Target, Guards: []string{}, Error: o.Error}
 		if n > 0 {
@@ -259,8 +300,10 @@ func crashRows(ctx context.Context, s *session, reference bool, now int64) []cra
 	return rows
 }
 
-func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, stderr io.Writer) int {
-	rows := crashRows(ctx, s, f.reference, f.now)
+func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, stderr io.Writer) error {
+	bar := cli.NewProgress(stderr, "crash points", s.ev.Len()+1)
+	rows := crashRows(ctx, s, f.reference, f.now, bar)
+	bar.Done()
 	w := &replayWriter{w: stdout, json: f.asJSON}
 	if f.asJSON {
 		for _, r := range rows {
@@ -286,18 +329,19 @@ func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, st
 			}
 		}
 		w.printf("\n")
+		for _, l := range replayWarnings(s, f) {
+			w.printf("warning: %s\n", l)
+		}
 	}
 	if f.html != "" {
 		if err := writeReplayHTML(f.html, s, decide(ctx, s, s.ev.Len(), f.reference, f.now), -1); err != nil {
-			fmt.Fprintf(stderr, "tailproof replay: %v\n", err)
-			return 1
+			return err
 		}
 	}
 	if w.err != nil {
-		fmt.Fprintf(stderr, "tailproof replay: %v\n", w.err)
-		return 1
+		return cli.WithCode(cli.Write, w.err)
 	}
-	return 0
+	return nil
 }
 
 func orDashStr(s string) string {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +22,7 @@ import (
 	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/natsjs"
 	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 	"github.com/tailproof/tailproof/simulations/load"
 )
 
@@ -37,8 +37,14 @@ func init() {
 }
 
 func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	return cli.Main(stderr, "serve", func() error { return serve(ctx, args, stdin, stdout, stderr) })
+}
+
+func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("serve",
+		"usage: tailproof serve [--qwen-runtime DIR] [--cwd WORKSPACE] [--scan] [--now MS] [--dry-run] [--nats URL [--worker NAME]]",
+		"Session ids are read from stdin, one per line; each decision is printed as one JSON line.",
+		"In-process, serve exits once stdin is closed and every session named is decided; with --nats it runs until interrupted.")
 	var (
 		runtime    = fs.String("qwen-runtime", "", "Qwen Code's runtime `DIR` (default: $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen)")
 		cwd        = fs.String("cwd", "", "the `WORKSPACE` whose sessions are served (default: the current directory)")
@@ -51,37 +57,42 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		replicas   = fs.Int("replicas", 1, "stream and lease replicas (with --nats)")
 		leaseTTL   = fs.Duration("lease-ttl", 10*time.Second, "how long a dead worker's session lease outlives it (with --nats)")
 	)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tailproof serve [--qwen-runtime DIR] [--cwd WORKSPACE] [--scan] [--now MS] [--dry-run] [--nats URL [--worker NAME]]")
-		fmt.Fprintln(stderr, "Session ids are read from stdin, one per line; each decision is printed as one JSON line.")
-		fmt.Fprintln(stderr, "In-process, serve exits once stdin is closed and every session named is decided; with --nats it runs until interrupted.")
-		fs.PrintDefaults()
+	if err := fs.Parse(args, stdout); err != nil {
+		return err
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	fail := func(code int, err error) int {
-		fmt.Fprintf(stderr, "tailproof serve: %v\n", err)
-		return code
-	}
-	dir := *runtime
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		d, err := jsonl.ResolveRuntimeDir(os.Getenv, home)
-		if err != nil {
-			return fail(2, err)
+	if fs.Given("now") {
+		if err := cli.UnixMillis("--now", *now); err != nil {
+			return err
 		}
-		dir = d
+	}
+	if err := cli.AtLeast("--partitions", *partitions, 1); err != nil {
+		return err
+	}
+	if err := cli.AtLeast("--replicas", *replicas, 1); err != nil {
+		return err
+	}
+	if *leaseTTL <= 0 {
+		return cli.Usagef("--lease-ttl must be positive, got %s", *leaseTTL)
+	}
+	dir, err := cli.RuntimeDir(*runtime)
+	if err != nil {
+		return err
 	}
 	ws := *cwd
 	if ws == "" {
 		d, err := os.Getwd()
 		if err != nil {
-			return fail(2, err)
+			return cli.WithCode(cli.Input, err)
 		}
 		ws = d
 	}
-	store := jsonl.NewQwenStore(vfs.OS, jsonl.NewQwenLayout(dir, ws))
+	// Every session is read and decided inside the runtime directory only.
+	fsys, err := vfs.Within(dir)
+	if err != nil {
+		return cli.WithCode(cli.Input, fmt.Errorf("the Qwen runtime directory: %w", err))
+	}
+	defer fsys.Close()
+	store := jsonl.NewQwenStore(fsys, jsonl.NewQwenLayout(dir, ws))
 	clock := func() int64 { return time.Now().UnixMilli() }
 	if *now != 0 {
 		n := *now
@@ -141,14 +152,14 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		topo := natsjs.Topology{Partitions: *partitions, Replicas: *replicas, LeaseTTL: *leaseTTL}
 		if err := serveNATS(ctx, *natsURL, name, topo, store, opts, sessions, print, stderr); err != nil {
-			return fail(1, err)
+			return cli.WithCode(cli.Code(err, cli.Unavailable), err)
 		}
-		return 0
+		return nil
 	}
 	if err := serveInProcess(ctx, store, opts, sessions, print, stderr); err != nil {
-		return fail(1, err)
+		return cli.WithCode(cli.Code(err, cli.Internal), err)
 	}
-	return 0
+	return nil
 }
 
 func serveInProcess(ctx context.Context, store *jsonl.QwenStore, opts tailproof.Options, sessions <-chan string, print func([]byte), stderr io.Writer) error {

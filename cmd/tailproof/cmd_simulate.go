@@ -3,18 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
-	"golang.org/x/term"
-
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 	"github.com/tailproof/tailproof/simulations"
 )
 
@@ -39,8 +36,11 @@ type simulateOutput struct {
 }
 
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	return cli.Main(stderr, "simulate", func() error { return simulate(ctx, args, stdout, stderr) })
+}
+
+func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("simulate", "usage: tailproof simulate [--seed S] [--runs N] [--scenario K] [--json] [--reference] [--trace] [--workers W] [--ambiguity] [--digest]")
 	seed := fs.Uint64("seed", 1, "the run's `SEED`; every scenario is derived from it and its index")
 	runs := fs.Int("runs", 10000, "how many scenarios to run")
 	first := fs.Int("scenario", 0, "the first scenario's `INDEX` (with --runs 1: replay that one scenario)")
@@ -50,21 +50,17 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	trace := fs.Bool("trace", false, "with --runs 1: print the scenario's trace (actions, writes, crash, verdicts)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "scenarios run in parallel (figures do not depend on it)")
 	ambiguity := fs.Bool("ambiguity", false, "also count, per class, dangling prompts whose evidence (identifiers renamed, timestamps ranked) was seen with the other truth: no rule reading ids by equality and clocks by order can decide them")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tailproof simulate [--seed S] [--runs N] [--scenario K] [--json] [--reference] [--trace] [--workers W] [--ambiguity] [--digest]")
-		fs.PrintDefaults()
+	if err := fs.Parse(args, stdout); err != nil {
+		return err
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 || *runs < 1 || *first < 0 || *workers < 1 {
-		fs.Usage()
-		return 2
+	for _, c := range []error{cli.AtLeast("--runs", *runs, 1), cli.AtLeast("--scenario", *first, 0), cli.AtLeast("--workers", *workers, 1)} {
+		if c != nil {
+			return c
+		}
 	}
 	if *trace {
 		if *runs != 1 {
-			fmt.Fprintln(stderr, "tailproof simulate: --trace needs --runs 1")
-			return 2
+			return cli.Usagef("--trace needs --runs 1")
 		}
 		r := simulations.RunScenario(ctx, *seed, *first, true)
 		fmt.Fprintf(stdout, "scenario %d of seed %d, class %s\n", *first, *seed, r.Class)
@@ -79,20 +75,18 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 	}
 
-	var bar *progressBar
-	if f, ok := stderr.(*os.File); ok && !*asJSON && term.IsTerminal(int(f.Fd())) {
-		bar = &progressBar{w: stderr, total: *runs}
+	var bar *cli.Progress
+	if !*asJSON {
+		bar = cli.NewProgress(stderr, "scenarios", *runs)
 	}
 	cfg := simulations.Config{Seed: *seed, Runs: *runs, First: *first, Workers: *workers, Ambiguity: *ambiguity}
 	if bar != nil {
-		cfg.Progress = bar.update
+		cfg.Progress = func(done int) { bar.Set(done, "") }
 	}
 	start, cpu0 := time.Now(), cpuTime()
 	rep := simulations.Run(ctx, cfg)
 	elapsed, cpu := time.Since(start), cpuTime()-cpu0
-	if bar != nil {
-		bar.done()
-	}
+	bar.Done()
 	out := simulateOutput{Report: rep, Workers: *workers, Seconds: elapsed.Seconds(), CPUSeconds: cpu.Seconds()}
 	if cpu > 0 {
 		out.PerCPUSecond = float64(rep.Scenarios) / cpu.Seconds()
@@ -103,14 +97,11 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	if *digest {
 		rep.Digest.Write(stdout, *seed, rep.Scenarios)
-		return 0
-	}
-	if *asJSON {
+	} else if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
-			fmt.Fprintln(stderr, "tailproof simulate:", err)
-			return 1
+			return cli.WithCode(cli.Write, err)
 		}
 	} else {
 		printSimulation(stdout, out, *reference)
@@ -125,8 +116,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "tailproof simulate: interrupted")
-		return 1
+		return cli.WithCode(cli.Interrupted, errors.New("interrupted"))
 	}
 	if len(rep.Violations) > 0 {
 		fmt.Fprintf(stderr, "tailproof simulate: %d invariant violation(s); replay the first with:\n", len(rep.Violations))
@@ -139,9 +129,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			}
 			fmt.Fprintf(stderr, "  seed %d scenario %d (%s): %s\n", v.Seed, v.Scenario, v.Class, v.Detail)
 		}
-		return 1
+		return cli.Exit(cli.CheckFailed)
 	}
-	return 0
+	return nil
 }
 
 func printSimulation(w io.Writer, out simulateOutput, reference bool) {
@@ -212,31 +202,4 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// progressBar draws on a terminal only; updates come from worker goroutines.
-type progressBar struct {
-	mu    sync.Mutex
-	w     io.Writer
-	total int
-	shown int
-}
-
-func (b *progressBar) update(done int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	pct := done * 100 / b.total
-	if pct == b.shown && done != b.total {
-		return
-	}
-	b.shown = pct
-	const width = 40
-	n := pct * width / 100
-	fmt.Fprintf(b.w, "\r[%s%s] %3d%% %d/%d", strings.Repeat("=", n), strings.Repeat(" ", width-n), pct, done, b.total)
-}
-
-func (b *progressBar) done() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	fmt.Fprint(b.w, "\r\033[K")
 }

@@ -3,15 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters"
-	"github.com/tailproof/tailproof/adapters/jsonl"
-	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/projections/apihistory"
 	"github.com/tailproof/tailproof/projections/ownership"
@@ -103,6 +101,11 @@ type statusJSON struct {
 	Degraded       *string  `json:"degraded"`
 	Owners         []string `json:"owners"`
 	LedgerInFlight []string `json:"ledgerInFlight"`
+	// Input and Warnings: what the transcript and ledger held (see
+	// cli.InputReport).
+	Input    cli.InputReport `json:"input"`
+	Warnings []string        `json:"warnings"`
+	Trace    []string        `json:"trace,omitempty"`
 }
 
 func rawPart(raw []byte) json.RawMessage {
@@ -161,72 +164,72 @@ func toStatusJSON(st tailproof.RecoveryStatus) statusJSON {
 }
 
 func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		sf        sessionFlags
-		owners    ownerFlags
-		asJSON    = fs.Bool("json", false, "print one JSON object")
-		reference = fs.Bool("reference", false, "trim trailing notifications by content shape only, as Qwen Code 0.24.4 does")
-		auto      = fs.Bool("allow-auto-continue", false, "the host's policy allows auto-continuing an interrupted prompt the evidence supports")
-		trace     = fs.Bool("trace", false, "print the folds and decisions that led to the status")
-	)
-	sf.register(fs)
-	fs.Var(&owners, "owner", "a live owner `CLASS:TURN` reported by the runtime (repeatable); any owner refuses a continuation")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tailproof status (--transcript FILE [--ledger FILE] | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--owner CLASS:TURN]... [--json]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "tailproof status: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	var (
-		store  adapters.TranscriptStore
-		ledger adapters.LedgerStore
-		sid    string
-	)
-	if sf.transcript != "" && sf.ledger == "" {
-		// The ledger is optional for status; sessionFlags.store wants both
-		// files, so the transcript-only form is opened here.
-		if sf.session != "" || sf.cwd != "" || sf.runtime != "" {
-			fmt.Fprintln(stderr, "tailproof status: give either --transcript [--ledger] or --cwd/--session, not both")
-			return 2
+	return cli.Main(stderr, "status", func() error {
+		fs := cli.NewFlagSet("status",
+			"usage: tailproof status (--transcript FILE [--ledger FILE] | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--owner CLASS:TURN]... [--json] [--trace] [--reference] [--allow-auto-continue]")
+		var (
+			sf        sessionFlags
+			owners    ownerFlags
+			asJSON    = fs.Bool("json", false, "print one JSON object")
+			reference = fs.Bool("reference", false, "trim trailing notifications by content shape only, as Qwen Code 0.24.4 does")
+			auto      = fs.Bool("allow-auto-continue", false, "the host's policy allows auto-continuing an interrupted prompt the evidence supports")
+			trace     = fs.Bool("trace", false, "print the folds and decisions that led to the status")
+		)
+		sf.register(fs)
+		fs.Var(&owners, "owner", "a live owner `CLASS:TURN` reported by the runtime (repeatable); any owner refuses a continuation")
+		if err := fs.Parse(args, stdout); err != nil {
+			return err
 		}
-		store = jsonl.NewFilesStore(vfs.OS, "", sf.transcript)
-	} else {
-		s, id, err := sf.store()
+		sess, err := sf.open(true)
 		if err != nil {
-			fmt.Fprintf(stderr, "tailproof status: %v\n", err)
-			return 2
+			return err
 		}
-		store, ledger, sid = s, s, id
-	}
-	st, err := tailproof.Status(ctx, store, sid, tailproof.StatusOptions{
-		Ledger: ledger, Owners: owners, Reference: *reference, AllowAutoContinue: *auto,
+		defer sess.Close()
+		if !sess.Transcript.Present {
+			return cli.Inputf("session %s has no transcript (%s): there is no history to describe", sess.ID, sess.Transcript.Path)
+		}
+		input := cli.InputReport{Transcript: &sess.Transcript}
+		var ledger adapters.LedgerStore
+		if sess.Ledger.Path != "" {
+			if input, _, err = scanLedger(ctx, sess); err != nil {
+				return err
+			}
+			input.Transcript = &sess.Transcript
+			if sess.Ledger.Present {
+				ledger = sess.Store
+			}
+		}
+		st, err := tailproof.Status(ctx, sess.Store, sess.ID, tailproof.StatusOptions{
+			Ledger: ledger, Owners: owners, Reference: *reference, AllowAutoContinue: *auto,
+		})
+		if err != nil {
+			return cli.WithCode(cli.Code(err, cli.Input), err)
+		}
+		// Status reads the whole transcript; it is scanned again only when
+		// the status found it degraded, or under --reference, which skips
+		// undecodable lines without a word.
+		if st.Degraded != "" || *reference {
+			rep, err := cli.ScanTranscript(sess.OpenTranscript(ctx), 0)
+			if err != nil {
+				return cli.WithCode(cli.Input, err)
+			}
+			rep.Path = sess.Transcript.Path
+			input.Transcript = &rep
+		} else {
+			input.Transcript.Checked, input.Transcript.First = true, []cli.Position{}
+		}
+		w := &cli.Printer{W: stdout}
+		if *asJSON {
+			out := toStatusJSON(st)
+			out.Input, out.Warnings = input, input.Warnings()
+			if *trace {
+				out.Trace = st.Trace
+			}
+			w.JSON(out)
+			return w.Err()
+		}
+		w.Printf("%s", st.Describe())
+		w.Tail(input.Warnings(), st.Trace, *trace)
+		return w.Err()
 	})
-	if err != nil {
-		fmt.Fprintf(stderr, "tailproof status: %v\n", err)
-		return 1
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(toStatusJSON(st)); err != nil {
-			fmt.Fprintf(stderr, "tailproof status: %v\n", err)
-			return 1
-		}
-		return 0
-	}
-	fmt.Fprint(stdout, st.Describe())
-	if *trace {
-		fmt.Fprintln(stdout, "trace:")
-		for _, l := range st.Trace {
-			fmt.Fprintf(stdout, "  %s\n", l)
-		}
-	}
-	return 0
 }

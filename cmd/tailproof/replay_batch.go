@@ -11,7 +11,8 @@ import (
 	"sort"
 	"strings"
 
-	"golang.org/x/term"
+	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 )
 
 // batchSession is one session found under a batch directory.
@@ -45,24 +46,26 @@ type batchSummary struct {
 
 // discoverSessions finds sessions in Qwen's runtime layout
 // (DIR/projects/<workspace>/chats/) or, failing that, <id>.jsonl and
-// <id>.ledger.jsonl pairs directly in DIR.
-func discoverSessions(dir string) ([]batchSession, error) {
-	info, err := os.Stat(dir)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", dir)
-	}
+// <id>.ledger.jsonl pairs directly in DIR. It looks through fsys, confined
+// to DIR, so a link out of it is never followed.
+func discoverSessions(fsys vfs.FS, dir string) ([]batchSession, error) {
 	dirs := []string{dir}
-	if chats, _ := filepath.Glob(filepath.Join(dir, "projects", "*", "chats")); len(chats) > 0 {
-		dirs = chats
+	if projects, err := fsys.ReadDir(filepath.Join(dir, "projects")); err == nil {
+		var chats []string
+		for _, p := range projects {
+			if c := filepath.Join(dir, "projects", p.Name(), "chats"); p.IsDir() && isDir(fsys, c) {
+				chats = append(chats, c)
+			}
+		}
+		if len(chats) > 0 {
+			dirs = chats
+		}
 	}
 	var out []batchSession
 	for _, d := range dirs {
-		entries, err := os.ReadDir(d)
+		entries, err := fsys.ReadDir(d)
 		if err != nil {
-			return nil, err
+			return nil, cli.WithCode(cli.Input, err)
 		}
 		byID := map[string]*batchSession{}
 		var ids []string
@@ -95,36 +98,59 @@ func discoverSessions(dir string) ([]batchSession, error) {
 	return out, nil
 }
 
-func readOptional(path string) ([]byte, bool, error) {
+func isDir(fsys vfs.FS, p string) bool {
+	st, err := fsys.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// readOptional reads a session file found in the batch directory: absent is
+// no file; a FIFO, a device or a link out of the directory is unreadable.
+func readOptional(fsys vfs.FS, path string) ([]byte, bool, error) {
 	if path == "" {
 		return nil, false, nil
 	}
-	b, err := os.ReadFile(path)
+	f, err := vfs.OpenRegular(fsys, path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
 	return b, err == nil, err
 }
 
-func runReplayBatch(ctx context.Context, f replayFlags, stdout, stderr io.Writer) int {
-	sessions, err := discoverSessions(f.dir)
-	if err != nil {
-		fmt.Fprintf(stderr, "tailproof replay: %v\n", err)
-		return 2
+func runReplayBatch(ctx context.Context, f replayFlags, stdout, stderr io.Writer) error {
+	switch st, err := os.Stat(f.dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return cli.Inputf("--dir %s does not exist", f.dir)
+	case err != nil:
+		return cli.WithCode(cli.Input, fmt.Errorf("--dir %s: %w", f.dir, err))
+	case !st.IsDir():
+		return cli.Inputf("--dir %s is %s, not a directory", f.dir, vfs.Describe(st.Mode()))
 	}
-	bar := newProgress(stderr, len(sessions))
+	fsys, err := vfs.Within(f.dir)
+	if err != nil {
+		return cli.WithCode(cli.Input, fmt.Errorf("--dir %s: %w", f.dir, err))
+	}
+	defer fsys.Close()
+	sessions, err := discoverSessions(fsys, f.dir)
+	if err != nil {
+		return err
+	}
+	bar := cli.NewProgress(stderr, "sessions", len(sessions))
 	sum := batchSummary{Verdicts: map[string]int{}, Vetoes: map[string]int{}, Unreadable: []unreadable{}, Results: []batchResult{}}
 	for i, bs := range sessions {
 		if ctx.Err() != nil {
 			break
 		}
-		bar.show(i, bs.id)
-		sum.add(ctx, bs, f)
+		sum.add(ctx, fsys, bs, f)
+		bar.Set(i+1, bs.id)
 	}
-	bar.done()
+	bar.Done()
 	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "tailproof replay: interrupted")
-		return 1
+		return cli.WithCode(cli.Interrupted, errors.New("interrupted"))
 	}
 	w := &replayWriter{w: stdout, json: f.asJSON}
 	if f.asJSON {
@@ -133,18 +159,17 @@ func runReplayBatch(ctx context.Context, f replayFlags, stdout, stderr io.Writer
 		printBatch(w, sum)
 	}
 	if w.err != nil {
-		fmt.Fprintf(stderr, "tailproof replay: %v\n", w.err)
-		return 1
+		return cli.WithCode(cli.Write, w.err)
 	}
-	return 0
+	return nil
 }
 
-func (sum *batchSummary) add(ctx context.Context, bs batchSession, f replayFlags) {
+func (sum *batchSummary) add(ctx context.Context, fsys vfs.FS, bs batchSession, f replayFlags) {
 	sum.Sessions++
 	var data [2][]byte
 	var exists [2]bool
 	for i, p := range []string{bs.ledger, bs.transcript} {
-		b, ok, err := readOptional(p)
+		b, ok, err := readOptional(fsys, p)
 		if err != nil {
 			sum.Unreadable = append(sum.Unreadable, unreadable{p, err.Error()})
 			sum.Verdicts["unreadable"]++
@@ -210,36 +235,4 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// progress draws a bar on stderr, only when stderr is a terminal: a bar in
-// a log file or a pipe is noise.
-type progress struct {
-	w     io.Writer
-	total int
-	on    bool
-}
-
-func newProgress(w io.Writer, total int) *progress {
-	f, ok := w.(*os.File)
-	return &progress{w: w, total: total, on: ok && term.IsTerminal(int(f.Fd()))}
-}
-
-func (p *progress) show(done int, label string) {
-	if !p.on || p.total == 0 {
-		return
-	}
-	const width = 30
-	fill := done * width / p.total
-	if len(label) > 36 {
-		label = label[:36]
-	}
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d %-36s", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, p.total, label)
-}
-
-func (p *progress) done() {
-	if p.on && p.total > 0 {
-		p.show(p.total, "")
-		fmt.Fprintln(p.w)
-	}
 }

@@ -58,7 +58,7 @@ func BenchmarkCrashAll(b *testing.B) {
 	b.Run(fmt.Sprintf("events=%d", s.ev.Len()), func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if rows := crashRows(context.Background(), s, false, 1); len(rows) != s.ev.Len()+1 {
+			if rows := crashRows(context.Background(), s, false, 1, nil); len(rows) != s.ev.Len()+1 {
 				b.Fatal(len(rows))
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters"
+	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/events"
@@ -21,6 +22,7 @@ import (
 	"github.com/tailproof/tailproof/machines/reconcile"
 	"github.com/tailproof/tailproof/projections/apihistory"
 	"github.com/tailproof/tailproof/projections/attribution"
+	"github.com/tailproof/tailproof/projections/dshrecovery"
 	"github.com/tailproof/tailproof/projections/ledgerview"
 	"github.com/tailproof/tailproof/projections/timeline"
 	"github.com/tailproof/tailproof/projections/turns"
@@ -31,6 +33,7 @@ import (
 type session struct {
 	name string
 	dsh  bool
+	v0   *dshV0 // a dsh format v0 log (replay_dsh_v0.go)
 	// exists says which files were present (a missing transcript is evidence
 	// too: "transcript missing").
 	exists [2]bool
@@ -106,6 +109,7 @@ type stepper struct {
 	view  *ledgerview.View
 	trans []events.Event
 	enc   *turns.Enclosure
+	fold  dshrecovery.Fold // for a v0 log
 	tl    *timeline.Timeline
 	last  map[string]string
 	order []string
@@ -132,6 +136,9 @@ func (st *stepper) next() step {
 		} else {
 			states["turn enclosure"] = st.enc.Describe()
 		}
+	case *dshV0Body:
+		_ = st.fold.Apply(body.rec)
+		states["turn enclosure"] = st.fold.Describe()
 	default:
 		if ev.Stream == events.StreamLedger {
 			if rec, ok := asLedger(ev); ok {
@@ -277,6 +284,9 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 		out.Error = err.Error()
 		return out
 	}
+	if s.v0 != nil {
+		return decideDSHV0(mem, s, cut[0], out)
+	}
 	if s.dsh {
 		return decideDSH(mem, cut[0], out)
 	}
@@ -339,7 +349,7 @@ func decideDSH(mem *memory.FS, data []byte, out outcome) outcome {
 		out.Error = err.Error()
 		return out
 	}
-	rec, err := jsonl.RecoverDSHLog(mem, p)
+	rec, err := dshlog.RecoverV1(mem, p)
 	if err != nil {
 		out.Verdict, out.Error = "unloadable", err.Error()
 		return out

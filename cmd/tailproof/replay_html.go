@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 	"github.com/tailproof/tailproof/projections/timeline"
 )
 
@@ -53,13 +53,13 @@ func renderReplayHTML(w io.Writer, s *session, o outcome, crashAt int) error {
 }
 
 func writeReplayHTML(path string, s *session, o outcome, crashAt int) error {
-	f, err := os.Create(path)
+	f, err := cli.CreateNamed("--html", path)
 	if err != nil {
 		return err
 	}
 	if err := renderReplayHTML(f, s, o, crashAt); err != nil {
 		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+		return cli.WithCode(cli.Write, fmt.Errorf("write %s: %w", path, err))
 	}
-	return f.Close()
+	return cli.WithCode(cli.Write, f.Close())
 }

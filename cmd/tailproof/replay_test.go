@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/guards"
 	"github.com/tailproof/tailproof/machines"
 	"github.com/tailproof/tailproof/machines/reconcile"
@@ -265,11 +266,21 @@ func TestReplayRefusesBadFlags(t *testing.T) {
 		append([]string{"replay", "--at", "1", "--crash-at", "1"}, sessionArgs(sessCompleted)...),
 		{"replay", "--dsh", "x.jsonl", "--session", sessCompleted},
 		{"replay", "--dir", replayRuntime, "--crash-at", "1"},
+		append([]string{"replay", "--at", "-2"}, sessionArgs(sessCompleted)...),
+		append([]string{"replay", "--now", "-5"}, sessionArgs(sessCompleted)...),
+	} {
+		code, out, errs := replayCLI(t, args...)
+		if code != 2 || out != "" || errs == "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	// A path that does not exist is an input error, not a usage error.
+	for _, args := range [][]string{
 		{"replay", "--dir", filepath.Join(replayRuntime, "nope")},
 		{"replay", "--dsh", filepath.Join(replayRuntime, "nope.jsonl")},
 	} {
 		code, out, errs := replayCLI(t, args...)
-		if code != 2 || out != "" || errs == "" {
+		if code != 3 || out != "" || !strings.Contains(errs, "does not exist") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
 	}
@@ -303,7 +314,7 @@ func TestDiagram(t *testing.T) {
 // exactly the vetoes the reconcile machine recorded, at every crash point of
 // every golden session, in both rule sets.
 func TestReplayGuardListMatchesMachine(t *testing.T) {
-	sessions, err := discoverSessions(replayRuntime)
+	sessions, err := discoverSessions(vfs.OS, replayRuntime)
 	if err != nil || len(sessions) == 0 {
 		t.Fatal(err)
 	}
@@ -344,28 +355,5 @@ func TestExplainGuardsNoticesDrift(t *testing.T) {
 	out, ok := explainGuards(steps, ev, []guards.Veto{{Guard: "attribution", Reason: "a reason the list cannot derive"}}, false)
 	if ok || len(out) != 1 || out[0].Guard != "attribution" {
 		t.Fatalf("ok=%v out=%+v: a veto the guard list does not reproduce must be flagged", ok, out)
-	}
-}
-
-func TestProgressOnlyOnTerminals(t *testing.T) {
-	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p := newProgress(f, 3)
-	p.show(1, "s")
-	p.done()
-	if st, _ := f.Stat(); st.Size() != 0 || p.on {
-		t.Fatalf("a bar was drawn into a regular file (%d bytes)", st.Size())
-	}
-	var buf bytes.Buffer
-	p = &progress{w: &buf, total: 4, on: true} // as on a terminal
-	p.show(1, "session-a")
-	p.done()
-	want := "\r[#######.......................] 1/4 session-a                           " +
-		"\r[##############################] 4/4                                     \n"
-	if buf.String() != want {
-		t.Fatalf("bar:\n%q\nwant\n%q", buf.String(), want)
 	}
 }

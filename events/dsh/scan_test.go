@@ -232,7 +232,7 @@ func oracleSeeds(tb testing.TB) [][]byte {
 	for _, s := range trickyLines {
 		seeds = append(seeds, []byte(s))
 	}
-	files := []string{"testdata/scenarios/codec.txt", "../../examples/dsh/crashed-session.jsonl", "../../adapters/jsonl/testdata/dsh/recover.txt"}
+	files := []string{"testdata/scenarios/codec.txt", "../../examples/dsh/crashed-session.jsonl", "../../adapters/dshlog/testdata/recover_v1.txt"}
 	for _, name := range files {
 		b, err := os.ReadFile(name)
 		if err != nil {

@@ -47,9 +47,9 @@ func smallTranscript(n int) []byte {
 }
 
 // BenchmarkSmallRecords reports the per-record cost of decoding small
-// records: "decode" is the codec alone (line framing included), "chain" both
-// passes of LoadChain and Walk over an in-memory source, as a decision runs
-// them.
+// records: "decode" is the codec alone (line framing included), "scan" the
+// one pass of Scan and "chain" both passes of LoadChain and Walk over an
+// in-memory source, as a decision runs them.
 func BenchmarkSmallRecords(b *testing.B) {
 	const n = 600
 	data := smallTranscript(n)
@@ -74,22 +74,18 @@ func BenchmarkSmallRecords(b *testing.B) {
 		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/recs, "B/record")
 	}
 	b.Run("decode", func(b *testing.B) {
-		c := Codec{}
 		var evs []events.Event
+		perRecord(b, func() { evs = decodeAll(b, data, evs, n) })
+	})
+	b.Run("scan", func(b *testing.B) {
 		perRecord(b, func() {
 			got := 0
-			for line, err := range events.Lines(bytes.NewReader(data), 0) {
-				if err != nil {
-					b.Fatal(err)
-				}
-				evs, err = c.DecodeLine(evs[:0], line)
-				if err != nil {
-					b.Fatal(err)
-				}
-				got += len(evs)
+			c, err := Scan(open, LoadOptions{}, func(int, events.Event) error { got++; return nil }, func() { got = 0 })
+			if err != nil {
+				b.Fatal(err)
 			}
-			if got != n {
-				b.Fatalf("decoded %d of %d records", got, n)
+			if got != n || !c.Streaming || c.Degraded() != "" {
+				b.Fatalf("scanned %d of %d records, streaming=%v, degraded=%q", got, n, c.Streaming, c.Degraded())
 			}
 		})
 	})

@@ -1,15 +1,12 @@
 package qwen
 
 import (
-	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -17,43 +14,39 @@ import (
 	"time"
 
 	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/simulations/bench/shape"
 )
 
-// synthTranscript writes a realistic transcript of about size bytes: turns
-// of a user prompt, an assistant function call, a tool result whose output
-// (and its resultDisplay copy, as Qwen writes it) is large shell output with
-// escapes, and an assistant reply with a thought.
-func synthTranscript(w io.Writer, size int64) (int64, int) {
-	return synth(w, size, 24<<10)
+// Every throughput benchmark runs over the content shapes of
+// simulations/bench/shape, the generator the end-to-end benchmark
+// (simulations/bench/reconcile.sh) uses: the cost of skipping a tool output
+// depends on how many escapes it holds, so one shape cannot stand for all.
+
+// benchTranscript writes about size bytes of the shape to w.
+func benchTranscript(b *testing.B, w io.Writer, name string, size int64) shape.Stats {
+	st, err := shape.Write(w, shape.Options{Shape: name, Bytes: size, Seed: 1,
+		SessionID: "5b1f0c7e-8d2a-4f3b-9c1d-2e4f6a8b0c1d", Cwd: "/work/demo", StartMs: 1767225600000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st
 }
 
-// synth is synthTranscript with tool outputs of about outBytes bytes.
-func synth(w io.Writer, size int64, outBytes int) (int64, int) {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	var out strings.Builder
-	for i := 0; out.Len() < outBytes; i++ {
-		fmt.Fprintf(&out, "drwxr-xr-x  5 user staff  160 Jan  1 00:00 dir-%04d\\n\\t\\\"quoted\\\" path/to/file_%d.go:%d: ok\\n", i, i, i*7)
+// memTranscripts caches the in-memory transcripts of the decode benchmarks.
+var memTranscripts sync.Map
+
+func memTranscript(b *testing.B, name string) ([]byte, shape.Stats) {
+	type entry struct {
+		data []byte
+		st   shape.Stats
 	}
-	output := out.String()
-	var written int64
-	n, parent := 0, "null"
-	emit := func(s string) {
-		m, _ := bw.WriteString(s)
-		bw.WriteByte('\n')
-		written += int64(m) + 1
-		n++
+	if e, ok := memTranscripts.Load(name); ok {
+		return e.(entry).data, e.(entry).st
 	}
-	for turn := 0; written < size; turn++ {
-		ts := fmt.Sprintf("2026-01-01T%02d:%02d:%02d.%03dZ", turn/3600%24, turn/60%60, turn%60, turn%1000)
-		id := func(k int) string { return fmt.Sprintf("%08x-0000-4000-8000-%012x", turn, k) }
-		emit(`{"uuid":"` + id(1) + `","parentUuid":` + parent + `,"sessionId":"5b1f0c7e-8d2a-4f3b-9c1d-2e4f6a8b0c1d","timestamp":"` + ts + `","type":"user","provenance":"real_user","cwd":"/work/demo","version":"0.24.4","promptId":"p-` + strconv.Itoa(turn) + `","message":{"role":"user","parts":[{"text":"List the files and run the tests for package ` + strconv.Itoa(turn) + `"}]}}`)
-		emit(`{"uuid":"` + id(2) + `","parentUuid":"` + id(1) + `","sessionId":"5b1f0c7e-8d2a-4f3b-9c1d-2e4f6a8b0c1d","timestamp":"` + ts + `","type":"assistant","provenance":"assistant_output","cwd":"/work/demo","version":"0.24.4","model":"qwen3-coder-plus","message":{"role":"model","parts":[{"functionCall":{"id":"call_` + id(2)[:8] + `","name":"run_shell_command","args":{"command":"ls -la && go test ./...","description":"list and test"}}}]},"usageMetadata":{"promptTokenCount":1200,"candidatesTokenCount":40,"totalTokenCount":1240}}`)
-		emit(`{"uuid":"` + id(3) + `","parentUuid":"` + id(2) + `","sessionId":"5b1f0c7e-8d2a-4f3b-9c1d-2e4f6a8b0c1d","timestamp":"` + ts + `","type":"tool_result","provenance":"tool_result","cwd":"/work/demo","version":"0.24.4","message":{"role":"user","parts":[{"functionResponse":{"id":"call_` + id(2)[:8] + `","name":"run_shell_command","response":{"output":"` + output + `"}}}]},"toolCallResult":{"callId":"call_` + id(2)[:8] + `","status":"success","resultDisplay":"` + output + `"}}`)
-		emit(`{"uuid":"` + id(4) + `","parentUuid":"` + id(3) + `","sessionId":"5b1f0c7e-8d2a-4f3b-9c1d-2e4f6a8b0c1d","timestamp":"` + ts + `","type":"assistant","provenance":"assistant_output","cwd":"/work/demo","version":"0.24.4","model":"qwen3-coder-plus","message":{"role":"model","parts":[{"text":"The tests pass; I looked at the listing first.","thought":true},{"text":"All tests pass."}]}}`)
-		parent = `"` + id(4) + `"`
-	}
-	bw.Flush()
-	return written, n
+	var buf bytes.Buffer
+	st := benchTranscript(b, &buf, name, 16<<20)
+	memTranscripts.Store(name, entry{buf.Bytes(), st})
+	return buf.Bytes(), st
 }
 
 // cpuSeconds is the process's user+system CPU time. Reported throughput per
@@ -67,84 +60,135 @@ func cpuSeconds() float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
-// reportCPU adds the MB-per-CPU-second metric for n iterations over size bytes.
+// reportCPU adds the MB-per-CPU-second metric for b.N iterations over size bytes.
 func reportCPU(b *testing.B, start float64, size int64) {
 	if used := cpuSeconds() - start; used > 0 {
 		b.ReportMetric(float64(size)*float64(b.N)/1e6/used, "MB/cpu-s")
 	}
 }
 
-// BenchmarkDecode measures the codec alone (line framing included) on an
-// in-memory transcript dominated by large tool outputs.
+// BenchmarkDecode measures the codec alone (line framing included) on 16 MiB
+// in memory, per shape.
 func BenchmarkDecode(b *testing.B) {
-	var buf bytes.Buffer
-	size, _ := synthTranscript(&buf, 16<<20)
-	data := buf.Bytes()
-	b.SetBytes(size)
-	b.ReportAllocs()
-	c := Codec{}
-	var evs []events.Event
-	cpu := cpuSeconds()
-	for b.Loop() {
-		for line, err := range events.Lines(bytes.NewReader(data), 0) {
-			if err != nil {
-				b.Fatal(err)
+	for _, name := range shape.Names {
+		b.Run(name, func(b *testing.B) {
+			data, st := memTranscript(b, name)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			var evs []events.Event
+			cpu := cpuSeconds()
+			for b.Loop() {
+				evs = decodeAll(b, data, evs, int(st.Records))
 			}
-			evs, err = c.DecodeLine(evs[:0], line)
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
+			reportCPU(b, cpu, int64(len(data)))
+		})
 	}
-	reportCPU(b, cpu, size)
+}
+
+// decodeAll decodes every line of data with the codec, reusing evs, and
+// fails unless it yields want records.
+func decodeAll(b *testing.B, data []byte, evs []events.Event, want int) []events.Event {
+	n := 0
+	for line, err := range events.Lines(bytes.NewReader(data), 0) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		evs, err = Codec{}.DecodeLine(evs[:0], line)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += len(evs)
+	}
+	if n != want {
+		b.Fatalf("decoded %d of %d records", n, want)
+	}
+	return evs
 }
 
 // BenchmarkDecodeReference is the encoding/json reference on the same
-// input, for comparison.
+// inputs, for comparison.
 func BenchmarkDecodeReference(b *testing.B) {
-	var buf bytes.Buffer
-	size, _ := synthTranscript(&buf, 16<<20)
-	data := buf.Bytes()
-	b.SetBytes(size)
-	b.ReportAllocs()
-	cpu := cpuSeconds()
-	for b.Loop() {
-		for line, err := range events.Lines(bytes.NewReader(data), 0) {
-			if err != nil {
-				b.Fatal(err)
+	for _, name := range []string{"ls", "dense"} {
+		b.Run(name, func(b *testing.B) {
+			data, _ := memTranscript(b, name)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			cpu := cpuSeconds()
+			for b.Loop() {
+				for line, err := range events.Lines(bytes.NewReader(data), 0) {
+					if err != nil {
+						b.Fatal(err)
+					}
+					refDecodeLine(line.Bytes, DecodeOptions{})
+				}
 			}
-			refDecodeLine(line.Bytes, DecodeOptions{})
-		}
+			reportCPU(b, cpu, int64(len(data)))
+		})
 	}
-	reportCPU(b, cpu, size)
 }
 
 // BenchmarkLoadChain runs both passes (LoadChain, then Walk) over a
-// transcript file of TAILPROOF_BENCH_BYTES bytes (default 256 MiB; set
-// 1073741824 for the 1 GiB figure). MB/s counts the file once per pass pair;
-// peak-heap-MiB is the largest HeapInuse sampled every 20 ms during the run (ReadMemStats stops the world, so sampling is sparse).
-func BenchmarkLoadChain(b *testing.B) { benchLoadChain(b, 256<<20, 24<<10) }
+// transcript file of TAILPROOF_BENCH_BYTES bytes (default 64 MiB; the README
+// figures use 268435456 and 1073741824), per shape. MB/cpu-s counts the file
+// once per pass pair; peak-heap-MiB is the largest HeapInuse sampled every
+// 20 ms during the run (ReadMemStats stops the world, so sampling is
+// sparse). "mixed-rewind" branches every 20th turn.
+func BenchmarkLoadChain(b *testing.B) {
+	benchShapes(b, func(open Opener, visit func(int, events.Event) error, _ func()) (*Chain, error) {
+		c, err := LoadChain(open, LoadOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return c, c.Walk(open, visit)
+	})
+}
 
-// BenchmarkLoadChainSmallRecords is the index's worst case: many small
-// records (tool outputs of ~200 bytes, about 600 bytes per record), where
-// the per-record index, not the line buffer, dominates the heap.
-// TAILPROOF_BENCH_BYTES sets the size here too (default 64 MiB).
-func BenchmarkLoadChainSmallRecords(b *testing.B) { benchLoadChain(b, 64<<20, 200) }
+// BenchmarkScan is BenchmarkLoadChain with Scan: one pass while the chain
+// is linear, a restart and a walk on the rewound shape.
+func BenchmarkScan(b *testing.B) {
+	benchShapes(b, func(open Opener, visit func(int, events.Event) error, restart func()) (*Chain, error) {
+		return Scan(open, LoadOptions{}, visit, restart)
+	})
+}
 
-func benchLoadChain(b *testing.B, size int64, outBytes int) {
+type chainReader func(open Opener, visit func(int, events.Event) error, restart func()) (*Chain, error)
+
+func benchShapes(b *testing.B, read chainReader) {
+	for _, name := range append(shape.Names, "mixed-rewind") {
+		b.Run(name, func(b *testing.B) { benchChainFile(b, name, read) })
+	}
+}
+
+// benchBytes is TAILPROOF_BENCH_BYTES, or def.
+func benchBytes(b *testing.B, def int64) int64 {
 	if s := os.Getenv("TAILPROOF_BENCH_BYTES"); s != "" {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
 			b.Fatal(err)
 		}
-		size = v
+		return v
 	}
+	return def
+}
+
+// benchChainFile writes the shape to a file and runs read (which reads the
+// active chain, calling visit for each record) over it, reporting
+// throughput, the peak heap and the heap per record.
+func benchChainFile(b *testing.B, name string, read chainReader) {
 	path := filepath.Join(b.TempDir(), "5b1f0c7e-8d2a-4f3b-9c1d-2e4f6a8b0c1d.jsonl")
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	written, records := synth(f, size, outBytes)
+	opts := shape.Options{Shape: name, Bytes: benchBytes(b, 64<<20), Seed: 1,
+		SessionID: "5b1f0c7e-8d2a-4f3b-9c1d-2e4f6a8b0c1d", Cwd: "/work/demo", StartMs: 1767225600000}
+	if name == "mixed-rewind" {
+		opts.Shape, opts.RewindEvery = "mixed", 20
+	}
+	st, err := shape.Write(f, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
 	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
@@ -155,9 +199,7 @@ func benchLoadChain(b *testing.B, size int64, outBytes int) {
 	var peak atomic.Uint64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		var ms runtime.MemStats
 		t := time.NewTicker(20 * time.Millisecond)
 		defer t.Stop()
@@ -172,29 +214,48 @@ func benchLoadChain(b *testing.B, size int64, outBytes int) {
 				}
 			}
 		}
-	}()
-	b.SetBytes(written)
+	})
+	b.SetBytes(st.Bytes)
 	b.ResetTimer()
 	cpu := cpuSeconds()
 	for b.Loop() {
-		c, err := LoadChain(open, LoadOptions{})
+		n := 0
+		c, err := read(open, func(i int, ev events.Event) error { n++; return nil }, func() { n = 0 })
 		if err != nil {
 			b.Fatal(err)
 		}
-		n := 0
-		if err := c.Walk(open, func(i int, ev events.Event) error { n++; return nil }); err != nil {
-			b.Fatal(err)
-		}
-		if n != records || !c.Streaming || c.Degraded() != "" {
-			b.Fatalf("walked %d of %d records, streaming=%v, degraded=%q", n, records, c.Streaming, c.Degraded())
+		if c.Len != n || c.Degraded() != "" || opts.RewindEvery == 0 && int64(n) != st.Records {
+			b.Fatalf("walked %d of %d records, chain %d, degraded=%q", n, st.Records, c.Len, c.Degraded())
 		}
 	}
 	b.StopTimer()
-	reportCPU(b, cpu, written)
+	reportCPU(b, cpu, st.Bytes)
 	close(stop)
 	wg.Wait()
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
-	b.ReportMetric(float64(base.HeapInuse)/(1<<20), "base-heap-MiB")
-	b.ReportMetric(float64(records), "records")
-	b.ReportMetric(float64(peak.Load()-min(peak.Load(), base.HeapInuse))/float64(records), "heap-B/record")
+	b.ReportMetric(float64(st.Records), "records")
+	b.ReportMetric(float64(peak.Load()-min(peak.Load(), base.HeapInuse))/float64(st.Records), "heap-B/record")
+}
+
+// BenchmarkSkipLine is the scanner alone: each line validated as one JSON
+// value and skipped, as pass 1 skips a record's payloads, per shape.
+func BenchmarkSkipLine(b *testing.B) {
+	for _, name := range shape.Names {
+		b.Run(name, func(b *testing.B) {
+			data, _ := memTranscript(b, name)
+			lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+			b.SetBytes(int64(len(data)))
+			var s scanner
+			cpu := cpuSeconds()
+			for b.Loop() {
+				for _, l := range lines {
+					s.reset(l)
+					if _, ok := s.value(); !ok {
+						b.Fatal(s.err)
+					}
+				}
+			}
+			reportCPU(b, cpu, int64(len(data)))
+		})
+	}
 }

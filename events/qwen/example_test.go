@@ -36,6 +36,33 @@ func ExampleLoadChain() {
 	// bad lines: 1 degraded: false
 }
 
+// One pass over a linear transcript: Scan hands each record to the visitor
+// as it indexes it. The same file with a rewind at its end streams until the
+// rewind, then restarts and walks the chain the rewind selected.
+func ExampleScan() {
+	linear := `{"uuid":"u1","parentUuid":null,"sessionId":"S","type":"user","message":{"role":"user","parts":[{"text":"list files"}]}}
+{"uuid":"a1","parentUuid":"u1","sessionId":"S","type":"assistant","message":{"role":"model","parts":[{"text":"a.go b.go"}]}}
+`
+	for _, transcript := range []string{linear, linear + `{"uuid":"u2","parentUuid":"u1","sessionId":"S","type":"assistant","message":{"role":"model","parts":[{"text":"only a.go"}]}}
+`} {
+		opens := 0
+		open := func() (io.ReadCloser, error) { opens++; return io.NopCloser(strings.NewReader(transcript)), nil }
+		var seen []string
+		chain, err := qwen.Scan(open, qwen.LoadOptions{}, func(i int, ev events.Event) error {
+			seen = append(seen, ev.UUID)
+			return nil
+		}, func() { seen = seen[:0] })
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(seen, "leaf", chain.LeafUUID, "passes", opens)
+	}
+	// Output:
+	// [u1 a1] leaf a1 passes 1
+	// [u1 u2] leaf u2 passes 2
+}
+
 // Two records glued on one line (Qwen #3606) both decode, each at its own
 // byte offset; a JSON object Qwen's validator would skip is an error, not an
 // event.

@@ -20,6 +20,14 @@ var fuzzSeeds = []string{
 	"\ufeff {\"uuid\":\"a\",\"parentUuid\":\"\",\"sessionId\":\"S\",\"type\":\"user\"}\r\n",
 	`[1,2,3]`, `"str"`, `null`, `{"a":1}}{"b":{"c":[}]}}`, `{"\u0075uid":"x","uuid":"y","uuid":"z"}`,
 	`{"uuid":"n1","parentUuid":"a1","sessionId":"S","type":"user","subtype":"notification","systemPayload":{"displayText":"d","backgroundTask":{"taskId":"t","status":"completed","kind":"agent"}}}`,
+	// Qwen Code 0.24.4's background notification turn: the stamp first (its
+	// key order), a stamped tool result, the unstamped task-completed record.
+	`{"backgroundTurn":{"turnId":"S########notification1b9d","taskId":"agent-1","kind":"agent","toolUseId":"call-7","sourceTurnId":"p1","label":"explore","startedAt":1767225609100},"uuid":"a2","parentUuid":"n1","sessionId":"S","timestamp":"2026-01-01T00:00:10.000Z","type":"assistant","provenance":"assistant_output","cwd":"/w","version":"0.24.4","model":"m","message":{"role":"model","parts":[{"text":"done"}]}}`,
+	`{"backgroundTurn":{"turnId":7,"taskId":null,"startedAt":"x"},"uuid":"r2","parentUuid":"a2","sessionId":"S","type":"tool_result","message":{"role":"user","parts":[{"functionResponse":{"id":"c","name":"n","response":{}}}]}}`,
+	`{"backgroundTurn":true,"uuid":"r3","parentUuid":"r2","sessionId":"S","type":"assistant","backgroundTurn":{"turnId":"t"}}`,
+	`{"uuid":"d1","parentUuid":"a1","sessionId":"S","type":"system","provenance":"system","subtype":"background_task_completed","systemPayload":{"displayText":"d","backgroundTask":{"taskId":"t","sourceTurnId":"p1","status":"failed","kind":"shell","toolUseId":"c1"}}}`,
+	`{"uuid":"x1","parentUuid":"a1","sessionId":"S","type":"system","subtype":"turn_result","systemPayload":{"promptId":"p","state":"error","error":{"message":"boom","code":429},"startedAt":1.5e12,"endedAt":1767225609100,"promptText":"hi"}}`,
+	`{"uuid":"b1","parentUuid":"a1","sessionId":"S","type":"system","subtype":"branch_checkpoint","systemPayload":{"v":1,"startExclusiveRecordUuid":"u1","assistantRecordUuid":"a1"}}`,
 	"{\"uuid\":\"\xff\xfe\",\"x\":\"\\ud800\\u0041\"}",
 	`{"timestamp":"+275760-09-13T00:00:00.000Z"}`, `{"timestamp":"2026-02-30T24:00"}`,
 	`{"timestamp":"+277000"}`, `{"timestamp":"2026-01-01 00:01:00Z"}`, `{"timestamp":"Thu, 01 Jan 2026 00:01:00 GMT"}`,

@@ -127,8 +127,7 @@ func (p *recordParser) recover(b []byte, base int, out *lineResult) {
 			// Jump to the next quote or backslash: strings hold the bulk.
 			j := indexQuoteOrBackslash(b[i:])
 			if j < 0 {
-				i = len(b)
-				break
+				break // an unterminated string runs to the end of the line
 			}
 			i += j
 			if b[i] == '\\' {

@@ -39,10 +39,12 @@ type recordParser struct {
 	// light skips message parts and payloads and builds no Record: pass 1
 	// of LoadChain only needs identity, type, subtype and timestamp.
 	light bool
-	// With selective set, only the objects whose index (lineOrd for the line's
-	// first) is in wanted get a Record; the others are read light. Walk
-	// sets them so that records off the chain cost no more than in pass 1.
+	// With selective set, only the objects whose index (lineOrd for the
+	// line's first) has its bit in wantBits, or (wantBits nil) is in wanted,
+	// get a Record; the others are read light. Walk sets them so that
+	// records off the chain cost no more than in pass 1.
 	selective bool
+	wantBits  []uint64
 	wanted    []want
 	lineOrd   uint32
 
@@ -65,11 +67,6 @@ type recordParser struct {
 	session, cwd string
 
 	res lineResult // reused by Codec.DecodeLine
-
-	// LoadChain's scratch.
-	entries []entry
-	chain   []uint32
-	leaf    []byte
 }
 
 // partSpans is a decoded part whose strings are not materialized yet.
@@ -84,7 +81,7 @@ type pending struct {
 }
 
 // parserPool serves Codec.DecodeLine, which is called once per line, and
-// LoadChain and Walk, called once or twice per decision: a parser's scratch
+// LoadChain, Scan and Walk, called once or twice per decision: a parser's scratch
 // and scanner stack outlive the call instead of being allocated per call.
 var parserPool = sync.Pool{New: func() any { return new(recordParser) }}
 
@@ -101,7 +98,7 @@ func getParser(opts DecodeOptions, light bool) *recordParser {
 // putParser drops every reference the parser holds into records and lines
 // (so pooling it keeps none of them alive) and returns it to the pool.
 func putParser(p *recordParser) {
-	p.selective, p.wanted = false, nil
+	p.selective, p.wanted, p.wantBits = false, nil, nil
 	clear(p.res.recs)
 	p.res.recs = p.res.recs[:0]
 	clear(p.parts)
@@ -127,15 +124,6 @@ func putParser(p *recordParser) {
 	if cap(p.pend) > 256 {
 		p.pend = nil
 	}
-	if cap(p.entries) > maxPooledScratch/24 { // an entry is 24 bytes
-		p.entries = nil
-	}
-	if cap(p.chain)*4 > maxPooledScratch {
-		p.chain = nil
-	}
-	if cap(p.leaf) > maxPooledScratch {
-		p.leaf = nil
-	}
 	parserPool.Put(p)
 }
 
@@ -145,6 +133,9 @@ func (p *recordParser) needs(k int) bool {
 		return !p.light
 	}
 	o := p.lineOrd + uint32(k)
+	if p.wantBits != nil {
+		return bitSet(p.wantBits, o)
+	}
 	for _, w := range p.wanted {
 		if w.ord >= o {
 			return w.ord == o
@@ -422,7 +413,10 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 		p.setStr(&rec.DaemonPromptID, d)
 	}
 	rec.DeliveredTurn = f.delivered.kind == jTrue
-	rec.HasBackground = f.background.kind != jAbsent && f.background.kind != jNull
+	if f.background.kind == jObject {
+		rec.HasBackground = true
+		rec.BackgroundTurn = p.backgroundTurn(b, f.background)
+	}
 	if f.goal.kind == jObject {
 		rec.GoalContext = p.goalContext(b, f.goal)
 	}
@@ -613,6 +607,21 @@ func fields(s *scanner, names []string, out []span) {
 	})
 }
 
+func (p *recordParser) backgroundTurn(b []byte, sp span) *BackgroundTurn {
+	t := &BackgroundTurn{}
+	p.sub(b, sp, func(s *scanner) {
+		var v [7]span
+		fields(s, []string{"turnId", "taskId", "kind", "toolUseId", "sourceTurnId", "label", "startedAt"}, v[:])
+		for i, dst := range []*string{&t.TurnID, &t.TaskID, &t.Kind, &t.ToolUseID, &t.SourceTurnID, &t.Label} {
+			p.setStr(dst, p.bytesOf(b, v[i]))
+		}
+		if v[6].kind != jAbsent {
+			p.setStr(&t.StartedAt, b[v[6].start:v[6].end])
+		}
+	})
+	return t
+}
+
 func (p *recordParser) goalContext(b []byte, sp span) *GoalContext {
 	g := &GoalContext{}
 	p.sub(b, sp, func(s *scanner) {
@@ -732,8 +741,8 @@ func (p *recordParser) payload(r *Record, subtype []byte, b []byte, sp span) {
 	case SubtypeTurnResult:
 		t := &TurnResult{}
 		p.sub(b, sp, func(s *scanner) {
-			var v [5]span
-			fields(s, []string{"promptId", "state", "stopReason", "cancelledAt", "endedAt"}, v[:])
+			var v [7]span
+			fields(s, []string{"promptId", "state", "stopReason", "cancelledAt", "endedAt", "startedAt", "error"}, v[:])
 			str(&t.PromptID, v[0])
 			str(&t.State, v[1])
 			str(&t.StopReason, v[2])
@@ -743,6 +752,17 @@ func (p *recordParser) payload(r *Record, subtype []byte, b []byte, sp span) {
 			}
 			if v[4].kind != jAbsent {
 				p.setStr(&t.EndedAt, b[v[4].start:v[4].end])
+			}
+			if v[5].kind != jAbsent {
+				p.setStr(&t.StartedAt, b[v[5].start:v[5].end])
+			}
+			if v[6].kind == jObject {
+				t.HasError = true
+				s.i = v[6].start
+				var e [2]span
+				fields(s, []string{"message", "code"}, e[:])
+				str(&t.ErrorMessage, e[0])
+				str(&t.ErrorCode, e[1])
 			}
 		})
 		r.TurnResult = t
@@ -754,7 +774,7 @@ func (p *recordParser) payload(r *Record, subtype []byte, b []byte, sp span) {
 			str(&r.CustomTitle.Title, v[0])
 			str(&r.CustomTitle.Source, v[1])
 		})
-	case SubtypeNotification, SubtypeCron:
+	case SubtypeNotification, SubtypeCron, SubtypeBackgroundTaskCompleted:
 		n := &Notification{}
 		p.sub(b, sp, func(s *scanner) {
 			var v [2]span
@@ -762,13 +782,24 @@ func (p *recordParser) payload(r *Record, subtype []byte, b []byte, sp span) {
 			str(&n.DisplayText, v[0])
 			if v[1].kind == jObject {
 				s.i = v[1].start
-				var t [3]span
-				fields(s, []string{"taskId", "status", "kind"}, t[:])
+				var t [5]span
+				fields(s, []string{"taskId", "status", "kind", "sourceTurnId", "toolUseId"}, t[:])
 				str(&n.TaskID, t[0])
 				str(&n.TaskStatus, t[1])
 				str(&n.TaskKind, t[2])
+				str(&n.SourceTurnID, t[3])
+				str(&n.ToolUseID, t[4])
 			}
 		})
 		r.Notification = n
+	case SubtypeBranchCheckpoint:
+		c := &BranchCheckpoint{}
+		p.sub(b, sp, func(s *scanner) {
+			var v [2]span
+			fields(s, []string{"startExclusiveRecordUuid", "assistantRecordUuid"}, v[:])
+			str(&c.StartExclusiveRecordUUID, v[0])
+			str(&c.AssistantRecordUUID, v[1])
+		})
+		r.BranchCheckpoint = c
 	}
 }

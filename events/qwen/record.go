@@ -29,6 +29,14 @@ const (
 	SubtypeTurnAttempt        = "turn_attempt"
 	SubtypeCodeModeToolResult = "code_mode_tool_result"
 	SubtypeUITelemetry        = "ui_telemetry"
+	// SubtypeBackgroundTaskCompleted is recordBackgroundTaskCompleted's
+	// record (Qwen Code 0.24.4): written when a finished background task's
+	// result is queued, before the notification turn that answers it. It is
+	// never stamped backgroundTurn (the writer deletes the stamp).
+	SubtypeBackgroundTaskCompleted = "background_task_completed"
+	// SubtypeBranchCheckpoint is recordBranchCheckpointTransaction's record
+	// (0.24.4): written only for a turn that ended with stopReason end_turn.
+	SubtypeBranchCheckpoint = "branch_checkpoint"
 )
 
 // KnownSubtypes is the ChatRecord subtype union of Qwen Code (chatRecordingService.ts
@@ -75,13 +83,27 @@ type Record struct {
 	// string); Qwen checks the first record's cwd for project membership.
 	Cwd string
 	// Provenance is the raw `provenance` field; "" when absent (legacy).
-	Provenance     string
-	Message        *Content // nil when the record has no message
-	PromptID       string
+	Provenance string
+	Message    *Content // nil when the record has no message
+	// PromptID is the record's own promptId field. Qwen Code 0.24.4's
+	// ChatRecordingService never writes it (newer source does, on prompts).
+	PromptID string
+	// DaemonPromptID is recordUserMessage's daemonPromptId (0.24.4): the
+	// daemon's admission identity, on the user record of a prompt the
+	// daemon dispatched; "" when absent or blank.
 	DaemonPromptID string
 	GoalContext    *GoalContext
-	DeliveredTurn  bool
-	HasBackground  bool // backgroundTurn present
+	// DeliveredTurn is deliveredTurn: true. Qwen Code 0.24.4 never writes
+	// it (no file of the published package contains the string); newer
+	// source writes it on the notification that is a delivered turn's user
+	// entry. Decoded for those writers, and read only as a fallback.
+	DeliveredTurn bool
+	// HasBackground is true when the record carries a backgroundTurn
+	// object: Qwen Code 0.24.4's createBaseRecord stamps it on every record
+	// created inside a background notification turn. BackgroundTurn holds
+	// its fields.
+	HasBackground  bool
+	BackgroundTurn *BackgroundTurn
 
 	// Typed system payloads, set for the matching subtype.
 	Compression  *Compression
@@ -89,7 +111,28 @@ type Record struct {
 	GoalTurnEnd  *GoalTurnEnd
 	TurnResult   *TurnResult
 	CustomTitle  *CustomTitle
-	Notification *Notification // notification and cron records' systemPayload
+	// Notification is the systemPayload of notification, cron and
+	// background_task_completed records.
+	Notification     *Notification
+	BranchCheckpoint *BranchCheckpoint
+}
+
+// BackgroundTurn is the backgroundTurn stamp: the identity of the
+// background notification turn a record was written in, as 0.24.4's ACP
+// agent builds it ({turnId: "<sessionId>########notification<uuid>", taskId,
+// kind, toolUseId?, sourceTurnId?, label?, startedAt}). A field that is not
+// a string is "".
+type BackgroundTurn struct {
+	TurnID, TaskID, Kind, ToolUseID, SourceTurnID, Label string
+	// StartedAt is the JSON value as text (Date.now() in milliseconds).
+	StartedAt string
+}
+
+// BranchCheckpoint is a branch_checkpoint payload ({v: 1,
+// startExclusiveRecordUuid, assistantRecordUuid}).
+type BranchCheckpoint struct {
+	StartExclusiveRecordUUID string
+	AssistantRecordUUID      string
 }
 
 // GoalContext binds a record to a goal turn.
@@ -197,13 +240,24 @@ type SlashCommand struct {
 type GoalTurnEnd struct{ ToolCallID string }
 
 // TurnResult is a turn_result payload: the settled outcome of one admitted prompt.
+//
+// Qwen Code 0.24.4 writes it at settle for every prompt the daemon
+// dispatched (#settleTurnRecording): promptId is the daemon's prompt id,
+// state, stopReason?, error? ({message, code?, ...} for state error),
+// startedAt?, cancelledAt?, endedAt, promptText, and result fields. A
+// background turn writes none.
 type TurnResult struct {
 	PromptID       string
 	State          string // completed | cancelled | error
 	StopReason     string
 	CancelledAt    string // the JSON value as text; "" when absent
 	HasCancelledAt bool
+	StartedAt      string // the JSON value as text; "" when absent
 	EndedAt        string
+	// HasError is true when error is an object; ErrorMessage and ErrorCode
+	// are its message and code when those are strings.
+	HasError                bool
+	ErrorMessage, ErrorCode string
 }
 
 // CustomTitle is a custom_title payload.
@@ -212,12 +266,16 @@ type CustomTitle struct {
 	Source string
 }
 
-// Notification is the systemPayload of a notification or cron record.
+// Notification is the systemPayload of a notification, cron or
+// background_task_completed record: {displayText, backgroundTask?: {taskId,
+// sourceTurnId?, status, kind, toolUseId?, ...}}.
 type Notification struct {
-	DisplayText string
-	TaskID      string
-	TaskStatus  string
-	TaskKind    string
+	DisplayText  string
+	TaskID       string
+	TaskStatus   string
+	TaskKind     string
+	SourceTurnID string
+	ToolUseID    string
 }
 
 // Describe is the record's stable one-line body text, e.g.
@@ -235,6 +293,9 @@ func (r *Record) Describe() string {
 	}
 	if r.DaemonPromptID != "" {
 		b.WriteString(" daemonPromptId=" + r.DaemonPromptID)
+	}
+	if r.BackgroundTurn != nil {
+		b.WriteString(" backgroundTurn=" + r.BackgroundTurn.TurnID)
 	}
 	if r.Message != nil {
 		b.WriteByte(' ')

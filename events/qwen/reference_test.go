@@ -203,7 +203,15 @@ func refRecord(b []byte, start int, opts DecodeOptions) *parsed {
 		Type: refStr(o["type"]), Subtype: refStr(o["subtype"]), HasSubtype: refKind(o["subtype"]) == jString,
 		Cwd: refStr(o["cwd"]), Provenance: refStr(o["provenance"]), PromptID: refStr(o["promptId"]),
 		DeliveredTurn: refKind(o["deliveredTurn"]) == jTrue,
-		HasBackground: refKind(o["backgroundTurn"]) > jNull,
+	}
+	if bt := o["backgroundTurn"]; refKind(bt) == jObject {
+		t := refObject(bt)
+		r.HasBackground = true
+		r.BackgroundTurn = &BackgroundTurn{TurnID: refStr(t["turnId"]), TaskID: refStr(t["taskId"]), Kind: refStr(t["kind"]),
+			ToolUseID: refStr(t["toolUseId"]), SourceTurnID: refStr(t["sourceTurnId"]), Label: refStr(t["label"])}
+		if t["startedAt"] != nil {
+			r.BackgroundTurn.StartedAt = string(t["startedAt"])
+		}
 	}
 	if d := refStr(o["daemonPromptId"]); strings.TrimFunc(d, refIsSpace) != "" {
 		r.DaemonPromptID = d
@@ -349,16 +357,27 @@ func refPayload(r *Record, o map[string]json.RawMessage, opts DecodeOptions) {
 		if o["endedAt"] != nil {
 			t.EndedAt = string(o["endedAt"])
 		}
+		if o["startedAt"] != nil {
+			t.StartedAt = string(o["startedAt"])
+		}
+		if e := o["error"]; refKind(e) == jObject {
+			eo := refObject(e)
+			t.HasError, t.ErrorMessage, t.ErrorCode = true, refStr(eo["message"]), refStr(eo["code"])
+		}
 		r.TurnResult = t
 	case SubtypeCustomTitle:
 		r.CustomTitle = &CustomTitle{Title: refStr(o["customTitle"]), Source: refStr(o["titleSource"])}
-	case SubtypeNotification, SubtypeCron:
+	case SubtypeNotification, SubtypeCron, SubtypeBackgroundTaskCompleted:
 		n := &Notification{DisplayText: refStr(o["displayText"])}
 		if bt := o["backgroundTask"]; refKind(bt) == jObject {
 			t := refObject(bt)
 			n.TaskID, n.TaskStatus, n.TaskKind = refStr(t["taskId"]), refStr(t["status"]), refStr(t["kind"])
+			n.SourceTurnID, n.ToolUseID = refStr(t["sourceTurnId"]), refStr(t["toolUseId"])
 		}
 		r.Notification = n
+	case SubtypeBranchCheckpoint:
+		r.BranchCheckpoint = &BranchCheckpoint{StartExclusiveRecordUUID: refStr(o["startExclusiveRecordUuid"]),
+			AssistantRecordUUID: refStr(o["assistantRecordUuid"])}
 	}
 }
 

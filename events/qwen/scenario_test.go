@@ -16,7 +16,8 @@ import (
 // Scenario files (testdata/*.txt):
 //
 //	decode [keep]            each input line through events.Decode with the Codec
-//	chain [max-line=N] [torn] LoadChain + Walk over the input as a file
+//	chain [max-line=N] [torn] LoadChain + Walk over the input as a file (and
+//	                          Scan, which must agree)
 //
 // The input is the file, one line per line, each ending in "\n" unless
 // `torn` is given (then the last line has no newline). Escapes: <CR> is a
@@ -97,8 +98,9 @@ func dumpRecord(b *strings.Builder, r *Record, keep bool) {
 	if r.DeliveredTurn {
 		add("deliveredTurn", true)
 	}
-	if r.HasBackground {
-		add("backgroundTurn", true)
+	if t := r.BackgroundTurn; t != nil {
+		add("backgroundTurn", fmt.Sprintf("%s(task=%s kind=%s toolUse=%s source=%s label=%q startedAt=%s)",
+			t.TurnID, t.TaskID, t.Kind, t.ToolUseID, t.SourceTurnID, t.Label, t.StartedAt))
 	}
 	if g := r.GoalContext; g != nil {
 		add("goal", fmt.Sprintf("%s/%s/%s(int=%v cmp=%v)", g.GoalID, g.Revision, g.TurnID, g.RevisionIsInteger, g.RevisionComparable))
@@ -136,13 +138,22 @@ func dumpRecord(b *strings.Builder, r *Record, keep bool) {
 		add("slash", fmt.Sprintf("sentToModel=%v hidden=%v items=%v", s.SentToModel, s.HiddenInvocation, s.OutputItemTypes))
 	}
 	if s := r.TurnResult; s != nil {
-		add("turn_result", fmt.Sprintf("stopReason=%q cancelledAt=%s endedAt=%s", s.StopReason, s.CancelledAt, s.EndedAt))
+		add("turn_result", fmt.Sprintf("stopReason=%q startedAt=%s cancelledAt=%s endedAt=%s", s.StopReason, s.StartedAt, s.CancelledAt, s.EndedAt))
+		if s.HasError {
+			add("error", fmt.Sprintf("%q code=%q", s.ErrorMessage, s.ErrorCode))
+		}
 	}
 	if s := r.CustomTitle; s != nil {
 		add("title_source", s.Source)
 	}
 	if n := r.Notification; n != nil {
 		add("notification", fmt.Sprintf("%q task=%s/%s/%s", n.DisplayText, n.TaskID, n.TaskStatus, n.TaskKind))
+		if n.SourceTurnID != "" || n.ToolUseID != "" {
+			add("task_source", n.SourceTurnID+"/"+n.ToolUseID)
+		}
+	}
+	if c := r.BranchCheckpoint; c != nil {
+		add("branch_checkpoint", c.StartExclusiveRecordUUID+".."+c.AssistantRecordUUID)
 	}
 	if len(f) > 0 {
 		b.WriteString("  " + strings.Join(f, " ") + "\n")
@@ -150,6 +161,7 @@ func dumpRecord(b *strings.Builder, r *Record, keep bool) {
 }
 
 func runChain(t *testing.T, file []byte, max int) string {
+	checkScan(t, file, LoadOptions{MaxLineBytes: max})
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file)), nil }
 	c, err := LoadChain(open, LoadOptions{MaxLineBytes: max})
 	if err != nil {

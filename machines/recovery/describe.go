@@ -107,6 +107,9 @@ func sourceProvenance(s apihistory.Source) string {
 	if s.Subtype != "" {
 		p = s.Subtype + ", " + p
 	}
+	if s.BackgroundTurn {
+		p += ", background turn"
+	}
 	if s.DeliveredTurn {
 		p += ", delivered"
 	}

@@ -26,13 +26,19 @@ var ErrNotTranscript = errors.New("not a qwen transcript record")
 // its envelope carried. It is what lets a later decision ask "who wrote
 // this?" instead of guessing from the text.
 type Source struct {
-	UUID          string
-	Pos           events.Position
-	Type          string
-	Subtype       string
-	Provenance    events.Provenance
-	Origin        events.Origin
+	UUID       string
+	Pos        events.Position
+	Type       string
+	Subtype    string
+	Provenance events.Provenance
+	Origin     events.Origin
+	// DeliveredTurn is the record's deliveredTurn flag (newer writers only;
+	// Qwen Code 0.24.4 never writes it).
 	DeliveredTurn bool
+	// BackgroundTurn is true when the record carries Qwen Code 0.24.4's
+	// backgroundTurn stamp: it was written inside a background notification
+	// turn.
+	BackgroundTurn bool
 }
 
 // Entry is one api-history Content plus where it came from.
@@ -49,9 +55,14 @@ type Entry struct {
 	// PromptID is the reference's API_HISTORY_PROMPT_ID tag: set for entries
 	// pushed by a user record with no subtype and a non-empty promptId.
 	PromptID string
-	// ColdNotification is the reference's systemNotificationFlags bit: the
-	// pushing record has provenance "system", subtype "notification" and no
-	// deliveredTurn stamp. A merge never changes it.
+	// ColdNotification is the systemNotificationFlags bit: the pushing record
+	// has provenance "system" and subtype "notification", and is not the user
+	// entry of a turn — it carries neither 0.24.4's backgroundTurn stamp nor
+	// (the fallback for newer writers) deliveredTurn. 0.24.4's own
+	// isSystemNotificationRecord checks provenance and subtype only, so it
+	// also trims a stamped notification whose turn never answered (#12042
+	// shape A); the reference rules never read this bit (they trim by
+	// shape). A merge never changes it.
 	ColdNotification bool
 	// Compressed is true for entries copied from a compression's
 	// compressedHistory: raw Content with no per-entry record behind it.
@@ -289,7 +300,7 @@ func (f *Fold) Add(ev events.Event) error {
 		// appends to a clipped slice), so sharing the record's is safe.
 		Content:          qwen.Content{Role: rec.Message.Role, Parts: slices.Clip(rec.Message.Parts)},
 		Sources:          []Source{src},
-		ColdNotification: rec.Provenance == "system" && rec.Subtype == qwen.SubtypeNotification && !rec.DeliveredTurn,
+		ColdNotification: rec.Provenance == "system" && rec.Subtype == qwen.SubtypeNotification && !rec.HasBackground && !rec.DeliveredTurn,
 	}
 	if rec.Type == qwen.TypeUser && rec.Subtype == "" && rec.PromptID != "" {
 		e.PromptID = rec.PromptID
@@ -302,13 +313,14 @@ func (f *Fold) Add(ev events.Event) error {
 
 func sourceOf(rec *qwen.Record, ev events.Event) Source {
 	return Source{
-		UUID:          rec.UUID,
-		Pos:           ev.Pos,
-		Type:          rec.Type,
-		Subtype:       rec.Subtype,
-		Provenance:    ev.Provenance,
-		Origin:        ev.Origin,
-		DeliveredTurn: rec.DeliveredTurn,
+		UUID:           rec.UUID,
+		Pos:            ev.Pos,
+		Type:           rec.Type,
+		Subtype:        rec.Subtype,
+		Provenance:     ev.Provenance,
+		Origin:         ev.Origin,
+		DeliveredTurn:  rec.DeliveredTurn,
+		BackgroundTurn: rec.HasBackground,
 	}
 }
 
@@ -381,7 +393,7 @@ func (f *Fold) goalTurnEnd(rec *qwen.Record) {
 	if found && f.unique(id) {
 		if _, ok := f.completed[id]; !ok {
 			f.seq++
-			f.completed[id] = f.seq
+			f.completed[strings.Clone(id)] = f.seq
 		}
 	}
 }
@@ -412,7 +424,7 @@ func count(m map[string]idCount, p qwen.Part, sign int) {
 	if c.calls == 0 && c.results == 0 {
 		delete(m, p.ID)
 	} else {
-		m[p.ID] = c
+		m[strings.Clone(p.ID)] = c // see hint: a key must not alias the record
 	}
 }
 
@@ -440,7 +452,7 @@ func (f *Fold) compress(rec *qwen.Record, ev events.Event) {
 	for _, id := range rec.Compression.CompletedToolCallIDs {
 		if _, dup := f.completed[id]; !dup && f.unique(id) {
 			f.seq++
-			f.completed[id] = f.seq
+			f.completed[strings.Clone(id)] = f.seq
 		}
 	}
 	f.lastMaterial = nil
@@ -503,7 +515,7 @@ func (f *Fold) account(e *Entry, sign int) {
 		}
 	}
 	if e.PromptID != "" && f.kept(e) {
-		f.tags[e.PromptID] += sign
+		f.tags[strings.Clone(e.PromptID)] += sign
 		if f.tags[e.PromptID] == 0 {
 			delete(f.tags, e.PromptID)
 		}

@@ -1,11 +1,17 @@
 package apihistory
 
-import "github.com/tailproof/tailproof/events/qwen"
+import (
+	"strings"
+
+	"github.com/tailproof/tailproof/events/qwen"
+)
 
 // hint folds one record's settlement hint (getSessionTurnSettlementHint).
 // Only counters keyed by prompt ids are kept: the cancelled-last-turn test
 // needs each id's multiplicity and the index of its single occurrence, never
-// the records themselves.
+// the records themselves. Kept ids are cloned: a record's strings share one
+// allocation (events/qwen), and a map key that aliases it would keep the
+// whole record's text alive for the rest of the fold.
 func (f *Fold) hint(rec *qwen.Record) {
 	idx := f.records
 	switch {
@@ -14,18 +20,21 @@ func (f *Fold) hint(rec *qwen.Record) {
 			h := f.prompts[rec.PromptID]
 			if h == nil {
 				h = &promptHint{}
-				f.prompts[rec.PromptID] = h
+				f.prompts[strings.Clone(rec.PromptID)] = h
 			}
 			h.count++
-			h.idx, h.daemon = idx, rec.DaemonPromptID
+			h.idx = idx
+			if h.daemon != rec.DaemonPromptID {
+				h.daemon = strings.Clone(rec.DaemonPromptID)
+			}
 		}
 		if rec.DaemonPromptID != "" {
-			f.daemons[rec.DaemonPromptID]++
+			f.daemons[strings.Clone(rec.DaemonPromptID)]++
 		}
 	case rec.Type == qwen.TypeSystem && rec.Subtype == qwen.SubtypeTurnAttempt:
 		f.attempt = attemptHint{ok: true, idx: idx, promptID: rec.PromptID, daemon: rec.DaemonPromptID}
 		if rec.DaemonPromptID != "" {
-			f.daemons[rec.DaemonPromptID]++
+			f.daemons[strings.Clone(rec.DaemonPromptID)]++
 		}
 	case rec.Type == qwen.TypeSystem && rec.Subtype == qwen.SubtypeTurnResult:
 		t := rec.TurnResult
@@ -35,7 +44,7 @@ func (f *Fold) hint(rec *qwen.Record) {
 		h := f.outcomes[t.PromptID]
 		if h == nil {
 			h = &resultHint{}
-			f.outcomes[t.PromptID] = h
+			f.outcomes[strings.Clone(t.PromptID)] = h
 		}
 		h.count++
 		h.idx = idx

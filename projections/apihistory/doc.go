@@ -34,7 +34,8 @@
 //     promptId;
 //   - an entry is flagged a cold notification (Entry.ColdNotification, the
 //     reference's systemNotificationFlags) when its pushing record has
-//     provenance "system", subtype "notification" and no deliveredTurn stamp;
+//     provenance "system", subtype "notification", no backgroundTurn stamp
+//     and no deliveredTurn flag;
 //     cron, goal_runtime and legacy (provenance-less) records are not flagged,
 //     and a merge never changes the flag;
 //   - Result: StripThoughts drops thought parts and entries left empty, flags in
@@ -50,12 +51,15 @@
 //     "cancelled" with a cancelledAt.
 //
 // The Qwen Code 0.24.4 bundle (chunk-DPEB6S2R.js) has an older accumulator:
-// no code_mode_tool_result skip, no deliveredTurn exclusion, no promptId tags
-// and no cancelledLastTurn. 0.24.4 writes none of code_mode_tool_result,
-// turn_attempt or deliveredTurn, so on every transcript it writes the two
-// versions produce the same history, flags and completed ids; this package
-// follows the newer source because its flag is the one that tells a delivered
-// notification turn from a cold one (Qwen #12042 shape A).
+// no code_mode_tool_result skip, no promptId tags, no cancelledLastTurn, and
+// its isSystemNotificationRecord flags every system notification. 0.24.4
+// writes none of code_mode_tool_result, turn_attempt or deliveredTurn, so on
+// every transcript it writes the two produce the same history and completed
+// ids. The flag differs on purpose: a notification that 0.24.4 stamped with
+// backgroundTurn (or a newer writer marked deliveredTurn) is the user entry
+// of a turn the agent ran, not a cold notification, so an unanswered one is
+// an interrupted notification turn (Qwen #12042 shape A), not a settled
+// history (ADR 0015). The reference rules never read the flag.
 //
 // # Beyond the reference
 //

@@ -204,7 +204,7 @@ func naive(evs []events.Event, strip bool) naiveResult {
 		}
 		if !merged {
 			hist = append(hist, qwen.Content{Role: r.Message.Role, Parts: slices.Clone(r.Message.Parts)})
-			flags = append(flags, r.Provenance == "system" && r.Subtype == "notification" && !r.DeliveredTurn)
+			flags = append(flags, r.Provenance == "system" && r.Subtype == "notification" && !r.HasBackground && !r.DeliveredTurn)
 			tag := ""
 			if r.Type == "user" && r.Subtype == "" {
 				tag = r.PromptID

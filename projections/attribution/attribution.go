@@ -43,11 +43,15 @@ type Fold struct {
 	maxTs      int64
 	maxTsUUID  string
 	hasTs      bool
-	// The last background-turn opener anywhere on the chain: under ownership
+	// The last background-turn record (an opener, or any stamped record)
+	// anywhere on the chain: under ownership
 	// "after admission" is by position, and a clock that stepped back must not
 	// hide a background turn that started after the target's own record.
 	lastBg                 int
 	lastBgUUID, lastBgKind string
+	// bgStamped: the background turn in ev.BackgroundIdx is known by its
+	// stamps, so where it ends is known too (see Add).
+	bgStamped bool
 	// userAfter: a user-role record after admission that could be a
 	// prompt's — anything but a background turn's opener or a cold
 	// notification (a plain prompt of any provenance, a mid-turn user
@@ -117,6 +121,16 @@ func (f *Fold) Add(ev events.Event) {
 			f.ev.MaxDispatchMs, f.ev.HasDispatchMs = rec.TimeMs, true
 		}
 	}
+	if f.bgStamped && IsPromptRecord(rec) {
+		// Every record of a stamped background turn carries the stamp, and
+		// the agent runs one turn at a time (a prompt aborts a running
+		// notification turn and waits for it before its own record is
+		// written), so a prompt record after the last stamped one proves the
+		// background turn over: it is not the tail. An unstamped opener's
+		// turn has no such end.
+		f.ev.BackgroundIdx, f.ev.BackgroundUUID, f.ev.BackgroundKind = -1, "", ""
+		f.bgStamped = false
+	}
 	if isAfter {
 		f.ev.AfterAdmission++
 		if rec.Type == qwen.TypeUser && !backgroundOrNotice(rec) {
@@ -124,6 +138,7 @@ func (f *Fold) Add(ev events.Event) {
 		}
 		if kind := BackgroundOpener(rec); kind != "" {
 			f.ev.BackgroundIdx, f.ev.BackgroundUUID, f.ev.BackgroundKind = i, rec.UUID, kind
+			f.bgStamped = rec.HasBackground
 		}
 	}
 	if rec.Type == qwen.TypeSystem {
@@ -277,11 +292,26 @@ func backgroundOrNotice(rec *qwen.Record) bool {
 	return false
 }
 
-// BackgroundOpener names the execution class whose turn rec opens, or ""
-// when it opens none: a cron prompt, a notification that is the user entry of
-// a delivered turn (deliveredTurn: true — a cold notification starts no turn),
-// or a goal-runtime continuation message.
+// BackgroundOpener names the execution class whose turn rec belongs to or
+// opens, or "" when it is none.
+//
+// The evidence is the writer's own stamp: Qwen Code 0.24.4's createBaseRecord
+// puts a backgroundTurn object on every record it creates inside a background
+// notification turn (the notification when it was not persisted at delivery,
+// assistant, tool_result and system records alike; ADR 0015). Every stamped
+// record is therefore a background turn's, whatever its type.
+//
+// Fallbacks, for writers that do not stamp:
+//   - deliveredTurn: true on a notification (newer Qwen source; 0.24.4 never
+//     writes it): the user entry of a delivered turn — a cold notification
+//     starts no turn;
+//   - a cron record (the interactive CLI's recordCronPrompt; 0.24.4's serve
+//     cron turns write no opener record at all);
+//   - a goal-runtime continuation message (recordGoalRuntimeMessage).
 func BackgroundOpener(rec *qwen.Record) string {
+	if rec.HasBackground {
+		return "notification turn"
+	}
 	if rec.Type != qwen.TypeUser {
 		return ""
 	}

@@ -45,11 +45,13 @@
 //
 // Provenance goes beyond the reference. It trims a trailing envelope-shaped
 // entry only when the record that pushed it is a cold notification
-// (Entry.ColdNotification: provenance "system", subtype "notification", no
-// deliveredTurn stamp) — the reference's recovery-plan narrowing, applied at
-// the daemon path too. So a delivered notification turn that never got an
-// answer stays an interrupted_prompt (shape A: the deliveredTurn stamp on the
-// notification record is the evidence), and a real_user prompt that looks like
+// (Entry.ColdNotification: provenance "system", subtype "notification",
+// neither the backgroundTurn stamp Qwen Code 0.24.4 writes on a notification
+// turn's records nor the deliveredTurn flag of newer writers) — the
+// reference's recovery-plan narrowing, applied at the daemon path too. So a
+// delivered notification turn that never got an answer stays an
+// interrupted_prompt (shape A: the stamp on the notification record is the
+// evidence), and a real_user prompt that looks like
 // an envelope stays a prompt (shape B). An entry whose record carries no
 // provenance (legacy transcripts; compressed history, which has no per-entry
 // record) is trimmed on shape, as the reference would, and the tail says

@@ -20,7 +20,8 @@ const (
 	ShapeOnly Mode = iota
 	// Provenance trims a trailing envelope-shaped entry only when the record
 	// that pushed it says it is a cold system notification (provenance
-	// "system", subtype "notification", no deliveredTurn stamp). A record that
+	// "system", subtype "notification", neither 0.24.4's backgroundTurn stamp
+	// nor a newer writer's deliveredTurn flag). A record that
 	// carries no provenance at all (legacy transcripts, compressed history)
 	// falls back to the shape test and marks the tail Guessed.
 	Provenance

@@ -27,6 +27,9 @@ type Config struct {
 	// SaveDir, when set, receives each failure and the first scenario of
 	// each known bug, minimized, as files (see Outcome.Save).
 	SaveDir string
+	// Progress, when set, is called after each scenario is judged with the
+	// number judged and Runs.
+	Progress func(done, total int)
 }
 
 // Report is a run's tally.
@@ -148,6 +151,9 @@ run:
 			}
 			o := Compare(ctx, scratch, s, b.js[i])
 			rep.add(o)
+			if cfg.Progress != nil {
+				cfg.Progress(rep.Runs, cfg.Runs)
+			}
 			if o.Failed() || (o.Known != "" && !knownSaved[o.Known]) {
 				knownSaved[o.Known] = true
 				toSave = append(toSave, o)

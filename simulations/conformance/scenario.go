@@ -33,6 +33,9 @@ const NotificationText = `<task-notification><task-id>agent-1</task-id><status>c
 // record is a Qwen ChatRecord as the transcript stores it; field order
 // follows Qwen's writer so the files read like real ones.
 type record struct {
+	// BackgroundTurn is Qwen Code 0.24.4's stamp on every record of a
+	// background notification turn; createBaseRecord writes it first.
+	BackgroundTurn map[string]any `json:"backgroundTurn,omitempty"`
 	UUID           string         `json:"uuid"`
 	ParentUUID     *string        `json:"parentUuid"`
 	SessionID      string         `json:"sessionId"`
@@ -206,6 +209,24 @@ func (g *gen) notification() {
 		Message: &message{Role: "user", Parts: []any{text(NotificationText)}}})
 }
 
+// stampedTurn writes a background notification turn as 0.24.4 does: the
+// unstamped background_task_completed record, then the notification and the
+// model's answer, each stamped backgroundTurn. The reference ignores the
+// stamp; its rules must read these files exactly as 0.24.4 does.
+func (g *gen) stampedTurn() {
+	g.feature("stamped-background-turn")
+	g.system("background_task_completed", map[string]any{"displayText": "Agent done.",
+		"backgroundTask": map[string]any{"taskId": "agent-1", "status": "completed", "kind": "agent"}}, "system")
+	stamp := map[string]any{"turnId": g.sid + "########notification" + g.newUUID(), "taskId": "agent-1",
+		"kind": "agent", "startedAt": g.clock}
+	g.add(record{BackgroundTurn: stamp, Type: "user", Subtype: "notification", Provenance: "system",
+		Message: &message{Role: "user", Parts: []any{text(NotificationText)}}})
+	if g.p(0.7) {
+		g.add(record{BackgroundTurn: stamp, Type: "assistant", Provenance: "assistant_output",
+			Message: &message{Role: "model", Parts: []any{text("background answer")}}})
+	}
+}
+
 func (g *gen) cron() {
 	g.feature("cron")
 	g.add(record{Type: "user", Subtype: "cron", Provenance: "system",
@@ -285,8 +306,10 @@ func (g *gen) turn(prompt string, crash bool) {
 			}
 		case x < 55:
 			g.assistant(prompt)
-		case x < 63:
+		case x < 60:
 			g.notification()
+		case x < 63:
+			g.stampedTurn()
 		case x < 68:
 			g.compression()
 		case x < 72:

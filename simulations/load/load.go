@@ -37,6 +37,10 @@ type LoadConfig struct {
 	// Workers on the JetStream run (default 3), Partitions of the load
 	// streams (default 8).
 	Workers, Partitions int
+	// Progress, when set, is called as load events are decided, with the
+	// number decided and the number sent (Sessions × Events); calls may come
+	// from any goroutine.
+	Progress func(done, total int)
 }
 
 // LoadResult is one run's figures. Latency is from a load event's publish to
@@ -64,10 +68,11 @@ type tracker struct {
 	appended int
 	done     chan struct{}
 	want     int
+	progress func(done, total int)
 }
 
-func newTracker(want int) *tracker {
-	return &tracker{sent: map[string]time.Time{}, done: make(chan struct{}), want: want}
+func newTracker(want int, progress func(done, total int)) *tracker {
+	return &tracker{sent: map[string]time.Time{}, done: make(chan struct{}), want: want, progress: progress}
 }
 
 func (t *tracker) publish(m *message.Message) {
@@ -88,6 +93,9 @@ func (t *tracker) decided(cause string, appended bool) {
 	t.lat = append(t.lat, now.Sub(at))
 	if appended {
 		t.appended++
+	}
+	if t.progress != nil {
+		t.progress(len(t.lat), t.want)
 	}
 	if len(t.lat) == t.want {
 		close(t.done)
@@ -139,7 +147,7 @@ func RunInProcess(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 	go func() { _ = svc.Run(rctx) }()
 	<-svc.Running()
 	defer svc.Close()
-	tr := newTracker(cfg.Sessions * cfg.Events)
+	tr := newTracker(cfg.Sessions*cfg.Events, cfg.Progress)
 	decisions, err := svc.Subscriber().Subscribe(rctx, bus.TopicDecision)
 	if err != nil {
 		return LoadResult{}, err
@@ -286,7 +294,7 @@ func RunJetStream(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 			w.Close()
 		}
 	}()
-	tr := newTracker(cfg.Sessions * cfg.Events)
+	tr := newTracker(cfg.Sessions*cfg.Events, cfg.Progress)
 	// Decisions are read with a plain subscription on the stream's subject:
 	// every stored message is also delivered to core subscribers, without
 	// an ack round trip per message in the measuring path.

@@ -1,7 +1,9 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -57,21 +59,52 @@ var special = func() (t [256]bool) {
 	return t
 }()
 
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// stopMask flags (high bit of the byte) the bytes of w that end a run of
+// plain string bytes: a quote, a backslash or a control byte. Only the
+// lowest flag is exact (a borrow may flag bytes above it), which is all
+// String uses: x^0x02 is below 0x21 exactly when x is below 0x20 or is '"'.
+func stopMask(w uint64) uint64 {
+	qc := w ^ (lsb * 0x02)
+	bs := w ^ (lsb * '\\')
+	return ((qc-lsb*0x21)&^qc | (bs-lsb)&^bs) & msb
+}
+
 // String validates the string starting at b[i] == '"' and returns the
 // offset just past its closing quote. escaped reports a backslash escape and
 // nonASCII a byte >= 0x80; without either, the content is its own value.
 func String(b []byte, i int) (end int, escaped, nonASCII bool, err error) {
 	i++
+	var hi uint64 // the OR of the bytes the word loop passed
 	for {
-		for i < len(b) && !special[b[i]] {
-			i++
+		// Eight bytes at a time up to the first quote, backslash or control
+		// byte: strings holding tool output run to megabytes.
+		for i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i : i+8])
+			if m := stopMask(w); m != 0 {
+				hi |= w & ((m & -m) - 1)
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			hi |= w
+			i += 8
+		}
+		if i+8 > len(b) {
+			// The tail, shorter than a word; a word stop is always special.
+			for i < len(b) && !special[b[i]] {
+				i++
+			}
 		}
 		if i >= len(b) {
 			return 0, false, false, errAt(b, i, "")
 		}
 		switch c := b[i]; {
 		case c == '"':
-			return i + 1, escaped, nonASCII, nil
+			return i + 1, escaped, nonASCII || hi&msb != 0, nil
 		case c == '\\':
 			escaped = true
 			if i+1 >= len(b) {

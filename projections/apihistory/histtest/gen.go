@@ -85,6 +85,7 @@ func genRecord(t *rapid.T, i int) events.Event {
 		c := genContent(t, "user")
 		r.Message = &c
 		r.DeliveredTurn = rapid.Bool().Draw(t, "delivered")
+		r.HasBackground = rapid.Bool().Draw(t, "stamped")
 	case 6:
 		r.Type, r.Subtype, r.HasSubtype = qwen.TypeUser, qwen.SubtypeMidTurnUserMessage, true
 		c := genContent(t, "user")

@@ -20,7 +20,7 @@
 //
 //	<uuid> <type>[/<subtype>] [key=value | flag]... [: <parts>]
 //
-// keys: prov=<provenance> delivered prompt=<id> daemon=<id> goal=<goalId>/<revision>/<turnId>;
+// keys: prov=<provenance> delivered bg (a backgroundTurn stamp) prompt=<id> daemon=<id> goal=<goalId>/<revision>/<turnId>;
 // chat_compression: completed=<id,id> and parts are entries joined by " || ";
 // slash_command: phase=<p> raw=<text> items=<type,type> sent;
 // goal_turn_end: tool=<id>; turn_result: result=<promptId> state=<s> cancelledAt=<n> endedAt=<n>.
@@ -193,6 +193,8 @@ func parseRecord(line string) (*qwen.Record, error) {
 			r.Provenance = v
 		case "delivered":
 			r.DeliveredTurn = true
+		case "bg":
+			r.HasBackground = true
 		case "prompt":
 			r.PromptID = v
 		case "daemon":

@@ -1,37 +1,40 @@
 // Command gen writes a large, realistic Qwen Code session for benchmarks: a
-// transcript of repeated tool-using turns whose tool outputs are large, and
-// a ledger whose last prompt is left in_flight with its turn at the end of
-// the transcript — the shape a daemon crash leaves behind.
+// transcript of tool-using turns in one of the content shapes of package
+// shape, and a ledger whose last prompt is left in_flight with its turn at
+// the end of the transcript — the shape a daemon crash leaves behind.
 //
-//	go run ./simulations/bench/gen -dir DIR -mb 600
+//	go run ./simulations/bench/gen -dir DIR -mb 600 [-shape ls|dense|code|small|mixed] [-rewind-every N]
 //
 // It writes DIR/projects/<sanitized cwd>/chats/<id>.jsonl and <id>.ledger.jsonl
 // in Qwen Code's runtime layout (cwd /bench/workspace), so both tailproof and
-// the reference read the same files.
+// the reference read the same files. Its last line gives the turns, size,
+// and the transcript's share of backslashes and quotes.
 package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
+
+	"github.com/tailproof/tailproof/simulations/bench/shape"
 )
 
 const (
 	SessionID = "b0000000-0000-4000-8000-000000000600"
 	Cwd       = "/bench/workspace"
-	base      = int64(1767225600000)
 )
 
 func main() {
 	dir := flag.String("dir", "", "runtime directory to write into")
 	mb := flag.Int("mb", 600, "approximate transcript size in MB")
-	output := flag.Int("output-kb", 64, "size of each tool output in KiB")
+	name := flag.String("shape", "ls", "content shape: "+strings.Join(shape.Names, ", "))
+	output := flag.Int("output-kb", 0, "size of each tool output in KiB (0: the shape's default)")
+	rewind := flag.Int("rewind-every", 0, "branch every N-th turn from an earlier turn (0: never)")
+	seed := flag.Uint64("seed", 1, "seed of the content")
 	flag.Parse()
 	if *dir == "" {
 		log.Fatal("gen: -dir is required")
@@ -44,69 +47,34 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	st, err := shape.Write(tf, shape.Options{Shape: *name, Bytes: int64(*mb) << 20, OutputKB: *output,
+		RewindEvery: *rewind, Seed: *seed, SessionID: SessionID, Cwd: Cwd, StartMs: 1767225600000})
+	if err == nil {
+		err = tf.Close()
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
 	lf, err := os.Create(filepath.Join(chats, SessionID+".ledger.jsonl"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	w := bufio.NewWriterSize(tf, 1<<20)
 	lw := bufio.NewWriter(lf)
-	blob := strings.Repeat("drwxr-xr-x  2 user user 4096 Jan  1 00:00 some/long/path/name.go\n", *output*1024/64)
-	var (
-		written int64
-		n       int
-		parent  any
-		ts      = base
-	)
-	write := func(uuid, typ, prov string, msg map[string]any, extra map[string]any) {
-		rec := map[string]any{"uuid": uuid, "parentUuid": parent, "sessionId": SessionID,
-			"timestamp": time.UnixMilli(ts).UTC().Format("2006-01-02T15:04:05.000Z"),
-			"type":      typ, "provenance": prov, "cwd": Cwd, "version": "0.24.4", "message": msg}
-		for k, v := range extra {
-			rec[k] = v
-		}
-		b, err := json.Marshal(rec)
-		if err != nil {
-			log.Fatal(err)
-		}
-		w.Write(b)
-		w.WriteByte('\n')
-		written += int64(len(b) + 1)
-		parent = uuid
-		ts += 250
-	}
-	target := int64(*mb) << 20
-	for turn := 0; ; turn++ {
-		last := written >= target
-		pid := fmt.Sprintf("prompt-%06d", turn)
-		at := ts
-		if parent == nil {
-			fmt.Fprintf(lw, `{"v":1,"promptId":%q,"state":"in_flight","at":%d}`+"\n", pid, at)
+	for i, t := range st.Turns {
+		if t.TailUUID == "" {
+			fmt.Fprintf(lw, `{"v":1,"promptId":%q,"state":"in_flight","at":%d}`+"\n", t.PromptID, t.AdmittedAt)
 		} else {
-			fmt.Fprintf(lw, `{"v":1,"promptId":%q,"state":"in_flight","tailUuid":%q,"at":%d}`+"\n", pid, parent, at)
+			fmt.Fprintf(lw, `{"v":1,"promptId":%q,"state":"in_flight","tailUuid":%q,"at":%d}`+"\n", t.PromptID, t.TailUUID, t.AdmittedAt)
 		}
-		ts++
-		n++
-		write(fmt.Sprintf("u-%06d", turn), "user", "real_user",
-			map[string]any{"role": "user", "parts": []any{map[string]any{"text": "list the files under src and explain them"}}},
-			map[string]any{"daemonPromptId": pid})
-		call := fmt.Sprintf("call-%06d", turn)
-		write(fmt.Sprintf("a-%06d", turn), "assistant", "assistant_output",
-			map[string]any{"role": "model", "parts": []any{map[string]any{"functionCall": map[string]any{"id": call, "name": "run_shell_command", "args": map[string]any{"command": "ls -la src"}}}}}, nil)
-		write(fmt.Sprintf("r-%06d", turn), "tool_result", "tool_result",
-			map[string]any{"role": "user", "parts": []any{map[string]any{"functionResponse": map[string]any{"id": call, "name": "run_shell_command", "response": map[string]any{"output": blob}}}}}, nil)
-		write(fmt.Sprintf("m-%06d", turn), "assistant", "assistant_output",
-			map[string]any{"role": "model", "parts": []any{map[string]any{"text": "The directory holds the Go sources of the service."}}}, nil)
-		if last {
-			break // the last prompt stays in_flight: its turn completed, its terminal was lost
+		if i < len(st.Turns)-1 { // the last prompt stays in_flight: its turn completed, its terminal was lost
+			fmt.Fprintf(lw, `{"v":1,"promptId":%q,"terminal":"completed","stopReason":"end_turn","at":%d}`+"\n", t.PromptID, t.EndedAt)
 		}
-		fmt.Fprintf(lw, `{"v":1,"promptId":%q,"terminal":"completed","stopReason":"end_turn","at":%d}`+"\n", pid, ts)
-		ts++
 	}
-	if err := w.Flush(); err != nil {
+	if err := lw.Flush(); err != nil {
 		log.Fatal(err)
 	}
-	lw.Flush()
-	tf.Close()
-	lf.Close()
-	fmt.Printf("%s: %d turns, %d MB transcript\n", chats, n, written>>20)
+	if err := lf.Close(); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s: shape %s, %s\n", chats, *name, st)
 }

@@ -1,0 +1,216 @@
+package dshlog_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tailproof/tailproof/adapters"
+	"github.com/tailproof/tailproof/adapters/dshlog"
+	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/events/dsh"
+)
+
+// dshBenchLog is a long session: 2,000 turns of chunks, a tool call with a
+// 2 KiB result, and the closing messages — about 8 MB.
+func dshBenchLog() []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"session","version":1,"id":"bench","createdAt":1}` + "\n")
+	seq := int64(0)
+	add := func(p dsh.Payload) {
+		b.Write(dsh.AppendRecord(nil, dsh.NewRecord(seq, 1000+seq, p)))
+		b.WriteByte('\n')
+		seq++
+	}
+	out := strings.Repeat("x", 2048)
+	for turn := int64(1); turn <= 2000; turn++ {
+		add(&dsh.TurnStart{Turn: turn, Trigger: dsh.Trigger{Kind: "message", Source: &dsh.Source{Kind: "user"}}})
+		add(&dsh.UserMessage{Content: []dsh.Block{{Type: "text", Text: "do the thing"}}, Source: dsh.Source{Kind: "user"}})
+		add(&dsh.StepStart{Turn: turn, Step: 1})
+		for i := int64(0); i < 8; i++ {
+			add(&dsh.AssistantChunk{Turn: turn, Step: 1, Chunk: dsh.Chunk{Type: "text-delta", Index: 0, Text: "some words "}})
+		}
+		add(&dsh.AssistantMessage{Turn: turn, Step: 1, Content: []dsh.Block{{Type: "tool-call", ID: "c", Name: "bash", Arguments: "{}"}}})
+		add(&dsh.ToolCall{Turn: turn, Step: 1, CallID: "c", Name: "bash", Arguments: "{}"})
+		add(&dsh.ToolResult{Turn: turn, Step: 1, CallID: "c", Content: []dsh.Block{{Type: "text", Text: out}}})
+		add(&dsh.StepEnd{Turn: turn, Step: 1})
+		add(&dsh.TurnEnd{Turn: turn, Reason: dsh.Reason{Kind: "completed"}})
+	}
+	return b.Bytes()
+}
+
+// BenchmarkDSHRecover measures load's scan and fold over a clean log
+// (no repair), from the memory FS and from the OS page cache.
+func BenchmarkDSHRecover(b *testing.B) {
+	data := dshBenchLog()
+	b.Run("memory", func(b *testing.B) {
+		m := memory.NewFS()
+		m.MkdirAll("/r", 0o700)
+		m.WriteFile("/r/bench.jsonl", data, 0o600)
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := dshlog.RecoverV1(m, "/r/bench.jsonl"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("os", func(b *testing.B) {
+		path := b.TempDir() + "/bench.jsonl"
+		if err := writeFileOS(path, data); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := dshlog.RecoverV1(vfs.OS, path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkDSHAppend is one turn-sized batch (6 events) appended and fsynced
+// per op, on the OS filesystem under the test's temp dir.
+func BenchmarkDSHAppend(b *testing.B) {
+	l := dshlog.New(vfs.OS, b.TempDir(), dshlog.Options{})
+	cwd := "/w"
+	meta := dshBenchMeta(&cwd)
+	if err := l.Create(dshBG, meta); err != nil {
+		b.Fatal(err)
+	}
+	seq := int64(0)
+	for b.Loop() {
+		batch := []dsh.Record{
+			dsh.NewRecord(seq, 1, &dsh.TurnStart{Turn: seq, Trigger: dsh.Trigger{Kind: "continuation"}}),
+			dsh.NewRecord(seq+1, 1, &dsh.TurnEnd{Turn: seq, Reason: dsh.Reason{Kind: "completed"}}),
+		}
+		if err := l.Append(dshBG, "bench", batch); err != nil {
+			b.Fatal(err)
+		}
+		seq += 2
+	}
+}
+
+func writeFileOS(path string, data []byte) error {
+	f, err := vfs.OS.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func dshBenchMeta(cwd *string) adapters.SessionMeta {
+	return adapters.SessionMeta{Header: dsh.Header{Version: 1, ID: "bench", CreatedAt: 1, Cwd: cwd}}
+}
+
+// dshCycleBatches is the workload simulations/dsh.go draws, fixed: two user
+// turns — the first with three steps, three tool calls and one tool error,
+// the second a single answer — as 21 batches, one per Append, the way dsh's
+// persistence flushes.
+func dshCycleBatches() [][]dsh.Record {
+	var out [][]dsh.Record
+	seq, clock := int64(0), int64(1781000000000)
+	user := &dsh.Source{Kind: "user"}
+	next := func(p dsh.Payload) dsh.Record {
+		clock += 137
+		r := dsh.NewRecord(seq, clock, p)
+		seq++
+		return r
+	}
+	text := func(s string) []dsh.Block { return []dsh.Block{{Type: "text", Text: s}} }
+	for t, calls := range [][]int{{2, 1}, nil} {
+		turn := int64(t + 1)
+		out = append(out, []dsh.Record{
+			next(&dsh.TurnStart{Turn: turn, Trigger: dsh.Trigger{Kind: "message", Source: user}}),
+			next(&dsh.UserMessage{Content: text("please do the next thing"), Source: *user}),
+		})
+		steps := int64(len(calls) + 1)
+		for s := int64(1); s <= steps; s++ {
+			out = append(out, []dsh.Record{next(&dsh.StepStart{Turn: turn, Step: s})})
+			if s == steps {
+				out = append(out, []dsh.Record{next(&dsh.AssistantMessage{Turn: turn, Step: s, Content: text("done.")}), next(&dsh.StepEnd{Turn: turn, Step: s})})
+				break
+			}
+			var blocks []dsh.Block
+			var ids []string
+			for i := 0; i < calls[s-1]; i++ {
+				id := "call_" + strconv.FormatInt(turn, 10) + "_" + strconv.FormatInt(s, 10) + "_" + strconv.Itoa(i)
+				ids = append(ids, id)
+				blocks = append(blocks, dsh.Block{Type: "tool-call", ID: id, Name: "bash", Arguments: `{"command":"ls"}`})
+			}
+			out = append(out, []dsh.Record{next(&dsh.AssistantMessage{Turn: turn, Step: s, Content: blocks})})
+			for i, id := range ids {
+				out = append(out, []dsh.Record{next(&dsh.ToolCall{Turn: turn, Step: s, CallID: id, Name: "bash", Arguments: `{"command":"ls"}`})})
+				if s == 1 && i == 0 {
+					out = append(out, []dsh.Record{next(&dsh.ErrorEvent{Turn: turn, Step: s, Message: "tool crashed"})})
+				}
+				out = append(out, []dsh.Record{next(&dsh.ToolResult{Turn: turn, Step: s, CallID: id, Content: text("ok")})})
+			}
+			out = append(out, []dsh.Record{next(&dsh.StepEnd{Turn: turn, Step: s})})
+		}
+		out = append(out, []dsh.Record{next(&dsh.TurnEnd{Turn: turn, Reason: dsh.Reason{Kind: "completed"}})})
+	}
+	return out
+}
+
+// BenchmarkDSHSessionCycle is one simulated session per op on the memory FS:
+// Create, every batch appended (each fsynced and followed by a summary
+// write), then two loads by fresh processes. "crash" tears the write of the
+// second-to-last batch and kills the process inside the second turn's open
+// step, so the first load keeps evidence, truncates and appends closers;
+// "clean" appends everything and both loads only read.
+func BenchmarkDSHSessionCycle(b *testing.B) {
+	batches := dshCycleBatches()
+	for _, tc := range []struct {
+		name    string
+		crashAt int // index of the batch whose write tears; -1: none
+	}{{"clean", -1}, {"crash", len(batches) - 2}} {
+		b.Run(tc.name, func(b *testing.B) {
+			clock := time.UnixMilli(1781000000000)
+			opts := dshlog.Options{Now: func() time.Time { return clock }}
+			meta := adapters.SessionMeta{Header: dsh.Header{Version: dsh.Version, ID: "bench-session", CreatedAt: 1781000000000}}
+			b.ReportAllocs()
+			for b.Loop() {
+				log := memory.NewDSHLogOn(memory.NewFS(), memory.DefaultDSHRoot, opts)
+				mem := log.Mem()
+				if err := log.Create(dshBG, meta); err != nil {
+					b.Fatal(err)
+				}
+				for i, batch := range batches {
+					if i == tc.crashAt {
+						mem.Inject(memory.Fault{Op: memory.OpWrite, Torn: 40, Crash: true})
+					}
+					if err := log.Append(dshBG, "bench-session", batch); err != nil {
+						if errors.Is(err, memory.ErrCrashed) {
+							break
+						}
+						b.Fatal(err)
+					}
+				}
+				mem.ClearFaults()
+				mem.CrashKeeping(func(_ string, u []byte) int { return len(u) })
+				first, err := memory.NewDSHLogOn(mem, memory.DefaultDSHRoot, opts).Load(dshBG, "bench-session")
+				if err != nil {
+					b.Fatal(err)
+				}
+				second, err := memory.NewDSHLogOn(mem, memory.DefaultDSHRoot, opts).Load(dshBG, "bench-session")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if repaired := len(first.Repair.Closers) > 0; repaired != (tc.crashAt >= 0) || len(second.Repair.Closers) > 0 || len(second.Events) != len(first.Events) {
+					b.Fatalf("unexpected repair: first %+v, second %+v", first.Repair, second.Repair)
+				}
+			}
+		})
+	}
+}

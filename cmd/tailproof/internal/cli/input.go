@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/ledger"
+	"github.com/tailproof/tailproof/events/qwen"
+)
+
+// FirstPositions is how many undecodable lines a report names.
+const FirstPositions = 3
+
+// Position is one undecodable line.
+type Position struct {
+	Line   int    `json:"line"`
+	Offset int64  `json:"offset"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func (p Position) String() string { return fmt.Sprintf("line %d, offset %d", p.Line, p.Offset) }
+
+// FileReport is what one input file held, as the command's readers saw it.
+// Programs read the counts in --json; people read Warnings.
+type FileReport struct {
+	Path string `json:"path"`
+	// Present is false for a file the Qwen layout allows to be absent (a
+	// session that never had a ledger).
+	Present bool `json:"present"`
+	// Checked is false when nothing read the file's lines for this answer
+	// (a transcript no decision needed); the counts are then zero.
+	Checked bool `json:"checked"`
+	// Records counts the records that decoded (absent when the file was
+	// read but not counted: a transcript the decision found clean);
+	// Undecodable the lines no reader uses (a torn final line included).
+	Records     *int       `json:"records,omitempty"`
+	Undecodable int        `json:"undecodable"`
+	TornTail    bool       `json:"tornTail"`
+	First       []Position `json:"firstUndecodable"`
+	// Note says why a file was not checked or was absent.
+	Note string `json:"note,omitempty"`
+}
+
+// InputReport is the "input" object of a command's --json output.
+type InputReport struct {
+	Ledger     *FileReport `json:"ledger,omitempty"`
+	Transcript *FileReport `json:"transcript,omitempty"`
+}
+
+// Warnings are the report's lines for people: every undecodable line
+// counted, a mostly undecodable file called out, an absent file named (it
+// is why there is nothing to do). A file no decision needed to read is
+// not a warning; its note is in the JSON.
+func (r InputReport) Warnings() []string {
+	out := []string{}
+	for _, f := range []struct {
+		role string
+		r    *FileReport
+	}{{"ledger", r.Ledger}, {"transcript", r.Transcript}} {
+		if f.r != nil {
+			out = append(out, f.r.Warnings(f.role)...)
+		}
+	}
+	return out
+}
+
+// Warnings is the report's line for people, for a file in the given role
+// ("ledger", "transcript", "dsh log").
+func (f *FileReport) Warnings(role string) []string {
+	switch {
+	case !f.Present:
+		return []string{fmt.Sprintf("%s %s: absent: %s", role, f.Path, f.Note)}
+	case !f.Checked, f.Undecodable == 0:
+		return nil
+	}
+	records := 0
+	if f.Records != nil {
+		records = *f.Records
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %d of %d lines undecodable and ignored", role, f.Path, f.Undecodable, records+f.Undecodable)
+	if records == 0 || f.Undecodable > records {
+		fmt.Fprintf(&b, " (mostly undecodable: is it a %s?)", role)
+	} else if f.Undecodable == 1 && f.TornTail {
+		b.WriteString(" (a torn final line, as a crash mid-write leaves)")
+	}
+	parts := make([]string, len(f.First))
+	for i, p := range f.First {
+		parts[i] = p.String()
+	}
+	fmt.Fprintf(&b, "; first at %s", strings.Join(parts, "; "))
+	return []string{b.String()}
+}
+
+// ScanLedger counts a ledger's records and undecodable lines the way the
+// ledger reader (ledger.ReadEach, Qwen's readPromptLedgerRecords) sees
+// them — blank lines skipped, a line ledger.Decode refuses dropped — and
+// keeps the first positions and each prompt's latest admission time.
+func ScanLedger(r io.Reader) (FileReport, map[string]float64, error) {
+	rep := FileReport{Present: true, Checked: true, Records: new(int), First: []Position{}}
+	admitted := map[string]float64{}
+	for line, err := range events.Lines(r, 0) {
+		if err != nil {
+			return rep, admitted, err
+		}
+		var bad string
+		switch {
+		case line.TooLong:
+			bad = fmt.Sprintf("a %d-byte line, longer than any record", line.Size)
+		case len(bytes.TrimSpace(line.Bytes)) == 0:
+			continue
+		default:
+			rec, derr := ledger.Decode(line.Bytes)
+			if derr == nil {
+				*rep.Records++
+				if rec.InFlight {
+					admitted[rec.PromptID] = rec.AtFloat()
+				}
+				continue
+			}
+			bad = derr.Error()
+		}
+		rep.Undecodable++
+		rep.TornTail = !line.Terminated
+		if len(rep.First) < FirstPositions {
+			rep.First = append(rep.First, Position{Line: line.Pos.Line, Offset: line.Pos.Offset, Reason: bad})
+		}
+	}
+	return rep, admitted, nil
+}
+
+// ScanTranscript indexes a transcript as Qwen's loader reads it
+// (qwen.LoadChain's first pass) and reports its valid records and the lines
+// no reader uses: lines it could not read completely (torn, corrupt, too
+// long) and objects it skips (invalid records, unknown record types).
+func ScanTranscript(open func() (io.ReadCloser, error), maxLineBytes int) (FileReport, error) {
+	rep := FileReport{Present: true, Checked: true, First: []Position{}}
+	chain, err := qwen.LoadChain(open, qwen.LoadOptions{MaxLineBytes: maxLineBytes})
+	if err != nil {
+		return rep, err
+	}
+	rep.Records = &chain.Records
+	var bad []Position
+	for _, e := range chain.BadLines {
+		bad = append(bad, Position{Line: e.Pos.Line, Offset: e.Pos.Offset, Reason: e.Detail})
+		rep.TornTail = rep.TornTail || errors.Is(e, events.ErrTornTail)
+	}
+	for _, d := range chain.Diagnostics {
+		if d.Code == qwen.DiagInvalidRecord || (d.Code == qwen.DiagUnknownRecordOrPart && d.Path == "") {
+			bad = append(bad, Position{Line: d.Pos.Line, Offset: d.Pos.Offset, Reason: d.Code + ": " + d.Message})
+		}
+	}
+	slices.SortStableFunc(bad, func(a, b Position) int { return cmp.Compare(a.Offset, b.Offset) })
+	// A line can be both cut short and hold a skipped object: count it once.
+	bad = slices.CompactFunc(bad, func(a, b Position) bool { return a.Line == b.Line })
+	rep.Undecodable = len(bad)
+	rep.First = append(rep.First, bad[:min(len(bad), FirstPositions)]...)
+	return rep, nil
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+
+	"github.com/tailproof/tailproof/adapters/dshlog"
+	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/events"
+	v0 "github.com/tailproof/tailproof/events/dsh/v0"
+	"github.com/tailproof/tailproof/projections/dshrecovery"
+	"github.com/tailproof/tailproof/projections/timeline"
+)
+
+// Replay of dsh format v0 logs (ADR 0017). The log is decoded once into its
+// logical form — the header and one line per event, rows expanded — which
+// is the evidence replay steps through and cuts: a crash after event n
+// leaves a raw v0 log of the first n events, recovered in memory by
+// dshlog.RecoverV0 exactly as `tailproof dsh recover` would.
+
+// dshV0Body is a v0 event as a replay step's body.
+type dshV0Body struct{ rec v0.Record }
+
+func (b *dshV0Body) Describe() string { return b.rec.Describe() }
+
+// dshV0 is what a v0 session keeps besides its evidence.
+type dshV0 struct {
+	header v0.Header
+}
+
+// isDSHV0 tells a v0 log by its name (the published layout's fixed file
+// names) and, for session.jsonl, its header's version.
+func isDSHV0(path string, data []byte) bool {
+	switch filepath.Base(path) {
+	case dshlog.V0ZstdName:
+		return true
+	case dshlog.V0RawName:
+		line, _, _ := bytes.Cut(data, []byte("\n"))
+		h, err := v0.ParseHeader(line)
+		return err == nil && h.Version == v0.FormatVersion
+	}
+	return false
+}
+
+func newDSHV0Session(name string, data []byte) (*session, error) {
+	enc := v0.Raw
+	if filepath.Base(name) == dshlog.V0ZstdName {
+		enc = v0.Zstd
+	}
+	var plain []byte
+	var evs []events.Event
+	res, err := v0.Scan(bytes.NewReader(data), enc, v0.Options{}, func(r v0.Record) error {
+		if plain == nil {
+			plain = []byte{} // the header is written below, once it is known
+		}
+		line := r.AppendJSON(nil)
+		c, err := v0.ParseLine(nil, line)
+		if err != nil || len(c) != 1 {
+			return fmt.Errorf("replay: event %s does not read back: %v", r.Describe(), err)
+		}
+		evs = append(evs, events.Event{
+			Stream: events.StreamTranscript, Kind: events.Kind("dsh." + r.Type),
+			Pos:  events.Position{Line: len(evs) + 2, Offset: int64(len(plain))},
+			Time: events.Time{Ms: int64(r.Time), OK: true}, Body: &dshV0Body{rec: c[0]},
+		})
+		plain = append(append(plain, line...), '\n')
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	hdr := append(v0.AppendHeader(nil, res.Header), '\n')
+	for i := range evs {
+		evs[i].Pos.Offset += int64(len(hdr))
+	}
+	src := timeline.Source{Stream: events.StreamTranscript, Data: append(hdr, plain...), Events: evs}
+	return &session{name: name, dsh: true, v0: &dshV0{header: res.Header}, exists: [2]bool{true, false},
+		ev: timeline.Merge(src, timeline.Source{Stream: events.StreamLedger})}, nil
+}
+
+// decideDSHV0 recovers the cut in memory, as `tailproof dsh recover` would.
+func decideDSHV0(mem *memory.FS, s *session, data []byte, out outcome) outcome {
+	p, err := dshlog.V0Path("/replay", s.v0.header, v0.Raw)
+	if err == nil {
+		err = mem.MkdirAll(filepath.Dir(p), 0o755)
+	}
+	if err == nil {
+		err = mem.WriteFile(p, data, 0o644)
+	}
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	var fold dshrecovery.Fold
+	if _, err := v0.Scan(bytes.NewReader(data), v0.Raw, v0.Options{}, fold.Apply); err == nil {
+		out.Trace = append(out.Trace, "fold log: "+fold.Describe())
+	}
+	if t, ok := fold.OpenTurn(); ok {
+		out.Target = "turn " + t
+	}
+	rec, err := dshlog.RecoverV0(mem, p, v0.Options{})
+	if err != nil {
+		out.Verdict, out.Error = "unloadable", err.Error()
+		return out
+	}
+	out.Verdict = "balanced"
+	if len(rec.Plan.Closers) > 0 {
+		out.Verdict = "interrupted"
+	}
+	for _, c := range rec.Plan.Closers {
+		out.Append = append(out.Append, string(c.Line))
+		out.Trace = append(out.Trace, "repair: append "+c.Type)
+	}
+	return out
+}

@@ -1,0 +1,236 @@
+package claude
+
+import (
+	"strings"
+
+	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/turn"
+)
+
+// Harness is Claude Code transcripts for turn.Read.
+func Harness() turn.Harness {
+	return turn.Harness{Name: "claude", Codec: Codec{}, Mapper: Mapper{}}
+}
+
+// Mapper maps transcript records onto the vocabulary (ADR 0018 has the
+// table).
+type Mapper struct{}
+
+// interruptPrefix opens the interrupt sentinels Claude Code writes as user
+// records: "[Request interrupted by user]" and "[Request interrupted by user
+// for tool use]" (both literal in the 2.1.328 bundle).
+const interruptPrefix = "[Request interrupted by user"
+
+// Map implements turn.Mapper.
+func (Mapper) Map(dst []turn.Act, ev events.Event) []turn.Act {
+	r, ok := ev.Body.(*Record)
+	if !ok {
+		return dst
+	}
+	base := turn.Act{Pos: ev.Pos, Time: ev.Time, UUID: r.UUID, Parent: r.ParentUUID,
+		Prompt: r.PromptID, Side: r.IsSidechain, Native: ev.Kind}
+	switch r.Type {
+	case TypeUser:
+		return userActs(dst, base, r)
+	case TypeAssistant:
+		return assistantActs(dst, base, r)
+	case TypeSystem:
+		a := base
+		switch r.Subtype {
+		case "turn_duration":
+			// Written at a turn's end, and after a user interrupt too: it
+			// says the turn ended, not how.
+			a.Kind, a.End = turn.KindTurnEnd, turn.EndUnstated
+		case "api_error":
+			a.Kind, a.Retry, a.Reason = turn.KindError, true, "api_error"
+		case "compact_boundary":
+			a.Kind = turn.KindCompaction
+		case "stop_hook_summary":
+			a.Kind = turn.KindNote
+			if r.PreventedContinuation {
+				a.Reason = "a stop hook prevented continuation"
+			}
+		default:
+			a.Kind = turn.KindNote
+		}
+		return append(dst, a)
+	case TypeAttachment:
+		a := base
+		if r.AttachmentType != "queued_command" {
+			a.Kind = turn.KindNote
+			return append(dst, a)
+		}
+		// A message the person typed while the turn ran, delivered into it
+		// (the 2.1.328 bundle writes these as queued_command attachments).
+		a.Kind, a.Text, a.Steer = turn.KindPrompt, r.AttachmentPrompt, true
+		q := Record{OriginKind: r.AttachmentOrigin}
+		a.Source, a.Origin, a.Reason = source(&q, r.AttachmentPrompt)
+		if r.AttachmentOrigin == "" && a.Source == turn.SourceUser {
+			// A queued command is typed input by its record type.
+			a.Origin = events.OriginStructural
+		}
+		return append(dst, a)
+	case TypeSummary, TypeFileHistorySnapshot, TypeQueueOperation, TypeProgress,
+		"permission-mode", "last-prompt", "custom-title", "tag", "agent-name", "pr-link":
+		a := base
+		a.Kind = turn.KindNote
+		return append(dst, a)
+	}
+	a := base
+	a.Kind = turn.KindUnknown
+	return append(dst, a)
+}
+
+func assistantActs(dst []turn.Act, base turn.Act, r *Record) []turn.Act {
+	base.Message = r.MessageID
+	if r.IsAPIErrorMessage {
+		// A synthetic assistant message standing for an API failure.
+		a := base
+		a.Kind, a.Reason = turn.KindError, "API error message"
+		return append(dst, a)
+	}
+	stop := stopOf(r)
+	n := len(dst)
+	for _, bl := range r.Blocks {
+		a := base
+		switch bl.Type {
+		case "tool_use":
+			a.Kind, a.Call, a.Name = turn.KindToolCall, bl.ID, bl.Name
+		case "thinking", "redacted_thinking":
+			a.Kind, a.Stop = turn.KindReasoning, stop
+		default: // text, and server-side tool blocks run inside the response
+			a.Kind, a.Stop = turn.KindOutput, stop
+		}
+		dst = append(dst, a)
+	}
+	if len(dst) == n {
+		a := base
+		a.Kind, a.Stop = turn.KindOutput, stop
+		dst = append(dst, a)
+	}
+	return dst
+}
+
+// stopOf reads the message's stop reason. Claude Code writes one line per
+// content block; a line written before the message finished has stop_reason
+// null, which Claude Code itself reads as an incomplete message (the 2.1.328
+// bundle tests `message.stop_reason===null`).
+func stopOf(r *Record) turn.Stop {
+	if !r.HasStopReason {
+		return turn.StopOpen
+	}
+	switch r.StopReason {
+	case "end_turn":
+		return turn.StopFinal
+	case "tool_use":
+		return turn.StopContinue
+	}
+	return turn.StopUnclear // max_tokens, stop_sequence, refusal, pause_turn, …
+}
+
+func userActs(dst []turn.Act, base turn.Act, r *Record) []turn.Act {
+	hasResults := false
+	for _, bl := range r.Blocks {
+		if bl.Type == "tool_result" {
+			hasResults = true
+			a := base
+			a.Kind, a.Call, a.Failed = turn.KindToolResult, bl.ToolUseID, bl.IsError
+			dst = append(dst, a)
+		}
+	}
+	text := r.Text
+	if !r.ContentIsString {
+		var parts []string
+		for _, bl := range r.Blocks {
+			if bl.Type == "text" {
+				parts = append(parts, bl.Text)
+			}
+		}
+		text = strings.Join(parts, "\n")
+	}
+	if strings.HasPrefix(strings.TrimSpace(text), interruptPrefix) {
+		a := base
+		a.Kind, a.Source, a.Origin = turn.KindInterrupt, turn.SourceInjected, events.OriginStructural
+		a.Reason = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(text), "[Request interrupted by "), "]")
+		if r.InterruptedByShutdown {
+			a.Reason += ", by shutdown"
+		}
+		return append(dst, a)
+	}
+	if hasResults && strings.TrimSpace(text) == "" {
+		return dst
+	}
+	a := base
+	a.Kind, a.Text = turn.KindPrompt, text
+	a.Source, a.Origin, a.Reason = source(r, text)
+	if hasResults && a.Source == turn.SourceUser && a.Origin == events.OriginGuessed {
+		// Text riding with tool results is the harness's, not a new prompt.
+		a.Source = turn.SourceInjected
+	}
+	return append(dst, a)
+}
+
+// source classifies a user record's provenance: carried fields first
+// (isCompactSummary, isMeta, origin.kind, promptSource), content shape only
+// when they are absent, and then marked guessed. Command tags win over a
+// human origin: a slash command the person typed is a command, and resending
+// it runs the command again.
+func source(r *Record, text string) (turn.Source, events.Origin, string) {
+	t := strings.TrimLeft(text, " \t\r\n")
+	switch {
+	case r.IsCompactSummary:
+		return turn.SourceSummary, events.OriginCarried, ""
+	case r.IsMeta:
+		return turn.SourceMeta, events.OriginCarried, ""
+	case strings.HasPrefix(t, "<command-name>"), strings.HasPrefix(t, "<command-message>"), strings.HasPrefix(t, "<bash-input>"):
+		return turn.SourceCommand, originOf(r), ""
+	case strings.HasPrefix(t, "<local-command-stdout>"), strings.HasPrefix(t, "<local-command-stderr>"),
+		strings.HasPrefix(t, "<bash-stdout>"), strings.HasPrefix(t, "<bash-stderr>"):
+		return turn.SourceCommandOutput, originOf(r), ""
+	}
+	switch r.OriginKind {
+	case "":
+	case "human":
+		return turn.SourceUser, events.OriginCarried, ""
+	case "task-notification":
+		return turn.SourceNotification, events.OriginCarried, ""
+	case "loop", "auto-continuation":
+		return turn.SourceScheduler, events.OriginCarried, ""
+	case "slash-command":
+		return turn.SourceCommand, events.OriginCarried, ""
+	case "peer", "coordinator", "channel", "remote":
+		return turn.SourceAgent, events.OriginCarried, ""
+	case "plugin":
+		return turn.SourceHook, events.OriginCarried, ""
+	default:
+		// voice-call, person, composer, suggestion, observer-activity,
+		// unclassified and kinds still to come: not established as this
+		// session's person typing, so never resent.
+		return turn.SourceUnknown, events.OriginCarried, "origin.kind " + r.OriginKind
+	}
+	switch r.PromptSource {
+	case "":
+	case "typed", "user":
+		return turn.SourceUser, events.OriginCarried, ""
+	case "system":
+		return turn.SourceInjected, events.OriginCarried, ""
+	default:
+		return turn.SourceUnknown, events.OriginCarried, "promptSource " + r.PromptSource
+	}
+	switch {
+	case strings.HasPrefix(t, "<task-notification>"):
+		return turn.SourceNotification, events.OriginGuessed, ""
+	case strings.HasPrefix(t, "<system-reminder>"):
+		return turn.SourceInjected, events.OriginGuessed, ""
+	case strings.HasPrefix(t, "Caveat: "):
+		return turn.SourceMeta, events.OriginGuessed, ""
+	}
+	return turn.SourceUser, events.OriginGuessed, ""
+}
+
+func originOf(r *Record) events.Origin {
+	if r.OriginKind != "" || r.PromptSource != "" {
+		return events.OriginCarried
+	}
+	return events.OriginGuessed
+}

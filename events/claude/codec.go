@@ -1,0 +1,340 @@
+package claude
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/internal/jsonscan"
+	"github.com/tailproof/tailproof/events/internal/objscan"
+)
+
+// ErrNotRecord classifies a line that is not one transcript record: not one
+// JSON object (two records spliced `}{`, a null-byte run, a truncated
+// record — Claude Code #52387, #49876, #53821), or an object without a
+// string type.
+var ErrNotRecord = errors.New("not a transcript record")
+
+// maxDepth bounds nesting; JSON.parse has no fixed limit, so this is
+// encoding/json's, far past anything Claude Code writes.
+const maxDepth = jsonscan.MaxDepth
+
+// Codec is the events.Codec for Claude Code session transcripts
+// (~/.claude/projects/<sanitized cwd>/<session>.jsonl). Kinds are
+// "claude.<type>" or "claude.<type>/<subtype>"; the body is *Record.
+type Codec struct{}
+
+func (Codec) Name() string          { return "claude-transcript" }
+func (Codec) Stream() events.Stream { return "claude_transcript" }
+
+type decoder struct {
+	b       []byte
+	rec     *Record
+	strs    objscan.Strings
+	hasType bool
+	content int // a content array read after the message, when its role came after it
+	// slab hands out Records a chunk at a time (see events/codex).
+	slab []Record
+}
+
+func (d *decoder) newRecord() *Record {
+	if len(d.slab) == 0 {
+		d.slab = make([]Record, 32)
+	}
+	r := &d.slab[0]
+	d.slab = d.slab[1:]
+	return r
+}
+
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
+
+// DecodeLine decodes one physical line; a blank line yields nothing.
+func (Codec) DecodeLine(dst []events.Event, line events.Line) ([]events.Event, error) {
+	b := line.Bytes
+	i := jsonscan.SkipSpace(b, 0)
+	if i == len(b) {
+		return dst, nil
+	}
+	d := decoders.Get().(*decoder)
+	defer func() {
+		d.b, d.rec = nil, nil
+		decoders.Put(d)
+	}()
+	rec, err := d.decode(b, i)
+	if err != nil {
+		return dst, fmt.Errorf("claude: %w: %w", ErrNotRecord, err)
+	}
+	return append(dst, events.Event{
+		Stream:     "claude_transcript",
+		Pos:        line.Pos,
+		UUID:       rec.UUID,
+		ParentUUID: rec.ParentUUID,
+		Time:       events.Time{Ms: rec.TimeMs, OK: rec.TimeOK},
+		Kind:       kindOf(rec),
+		Body:       rec,
+	}), nil
+}
+
+func (d *decoder) decode(b []byte, i int) (*Record, error) {
+	*d = decoder{b: b, strs: d.strs, content: -1, slab: d.slab}
+	d.rec = d.newRecord()
+	d.strs.Reset()
+	end, err := objscan.Object(b, i, 1, maxDepth, d.top)
+	if err != nil {
+		return nil, err
+	}
+	if j := jsonscan.SkipSpace(b, end); j != len(b) {
+		return nil, fmt.Errorf("byte %d: trailing bytes after the record", j)
+	}
+	if !d.hasType {
+		return nil, errors.New("no type string")
+	}
+	d.strs.Finish()
+	rec := d.rec
+	if d.content >= 0 {
+		d.blocks(d.content, rec.Type != TypeAssistant)
+	}
+	rec.TimeMs, rec.TimeOK = objscan.Timestamp(rec.Timestamp)
+	return rec, nil
+}
+
+func (d *decoder) top(key []byte, v int) (int, error) {
+	b, rec := d.b, d.rec
+	var dst *string
+	switch string(key) {
+	case "type":
+		ok, end, err := d.strs.Add(&rec.Type, b, v, 1, maxDepth)
+		d.hasType = ok
+		return end, err
+	case "subtype":
+		dst = &rec.Subtype
+	case "uuid":
+		dst = &rec.UUID
+	case "parentUuid":
+		dst = &rec.ParentUUID
+	case "logicalParentUuid":
+		dst = &rec.LogicalParentUUID
+	case "sessionId":
+		dst = &rec.SessionID
+	case "timestamp":
+		dst = &rec.Timestamp
+	case "cwd":
+		dst = &rec.Cwd
+	case "version":
+		dst = &rec.Version
+	case "promptId":
+		dst = &rec.PromptID
+	case "promptSource":
+		dst = &rec.PromptSource
+	case "interruptedMessageId":
+		dst = &rec.InterruptedMessageID
+	case "operation":
+		dst = &rec.Operation
+	case "leafUuid":
+		dst = &rec.LeafUUID
+	case "isSidechain":
+		return flag(&rec.IsSidechain, b, v)
+	case "isMeta":
+		return flag(&rec.IsMeta, b, v)
+	case "isCompactSummary":
+		return flag(&rec.IsCompactSummary, b, v)
+	case "isApiErrorMessage":
+		return flag(&rec.IsAPIErrorMessage, b, v)
+	case "interruptedByShutdown":
+		return flag(&rec.InterruptedByShutdown, b, v)
+	case "preventedContinuation":
+		return flag(&rec.PreventedContinuation, b, v)
+	case "origin":
+		if b[v] != '{' {
+			return objscan.Skip(b, v, 1, maxDepth)
+		}
+		return objscan.Object(b, v, 2, maxDepth, func(key []byte, v int) (int, error) {
+			if string(key) == "kind" {
+				_, end, err := d.strs.Add(&rec.OriginKind, b, v, 2, maxDepth)
+				return end, err
+			}
+			return objscan.Skip(b, v, 2, maxDepth)
+		})
+	case "message":
+		if b[v] != '{' {
+			return objscan.Skip(b, v, 1, maxDepth)
+		}
+		return objscan.Object(b, v, 2, maxDepth, d.message)
+	case "attachment":
+		if b[v] != '{' {
+			return objscan.Skip(b, v, 1, maxDepth)
+		}
+		return objscan.Object(b, v, 2, maxDepth, d.attachment)
+	default:
+		return objscan.Skip(b, v, 1, maxDepth)
+	}
+	_, end, err := d.strs.Add(dst, b, v, 1, maxDepth)
+	return end, err
+}
+
+func flag(dst *bool, b []byte, v int) (int, error) {
+	x, _, end, err := objscan.Bool(b, v, 1, maxDepth)
+	*dst = x
+	return end, err
+}
+
+// attachment reads an attachment's type and, for a queued_command, its
+// prompt (a string, or text blocks) and origin kind.
+func (d *decoder) attachment(key []byte, v int) (int, error) {
+	b, rec := d.b, d.rec
+	switch string(key) {
+	case "type":
+		_, end, err := d.strs.Add(&rec.AttachmentType, b, v, 2, maxDepth)
+		return end, err
+	case "prompt":
+		if b[v] == '[' {
+			var parts []byte
+			end, err := objscan.Array(b, v, 3, maxDepth, func(e int) (int, error) {
+				if b[e] != '{' {
+					return objscan.Skip(b, e, 3, maxDepth)
+				}
+				return objscan.Object(b, e, 4, maxDepth, func(key []byte, v int) (int, error) {
+					if string(key) != "text" {
+						return objscan.Skip(b, v, 4, maxDepth)
+					}
+					s, _, end, err := objscan.String(b, v, 4, maxDepth)
+					if len(parts) > 0 {
+						parts = append(parts, '\n')
+					}
+					parts = append(parts, s...)
+					return end, err
+				})
+			})
+			rec.AttachmentPrompt = string(parts)
+			return end, err
+		}
+		_, end, err := d.strs.Add(&rec.AttachmentPrompt, b, v, 2, maxDepth)
+		return end, err
+	case "origin":
+		if b[v] != '{' {
+			return objscan.Skip(b, v, 2, maxDepth)
+		}
+		return objscan.Object(b, v, 3, maxDepth, func(key []byte, v int) (int, error) {
+			if string(key) == "kind" {
+				_, end, err := d.strs.Add(&rec.AttachmentOrigin, b, v, 3, maxDepth)
+				return end, err
+			}
+			return objscan.Skip(b, v, 3, maxDepth)
+		})
+	}
+	return objscan.Skip(b, v, 2, maxDepth)
+}
+
+// message reads the message object in the same pass. Its content is walked
+// in place once the role says whether user text is kept (role precedes
+// content as Claude Code writes them); otherwise after the record.
+func (d *decoder) message(key []byte, v int) (int, error) {
+	b, rec := d.b, d.rec
+	var dst *string
+	switch string(key) {
+	case "id":
+		dst = &rec.MessageID
+	case "role":
+		s, _, end, err := objscan.String(b, v, 2, maxDepth)
+		rec.Role = s
+		return end, err
+	case "model":
+		dst = &rec.Model
+	case "stop_reason":
+		ok, end, err := d.strs.Add(&rec.StopReason, b, v, 2, maxDepth)
+		rec.HasStopReason = ok
+		return end, err
+	case "content":
+		switch {
+		case b[v] == '"' && rec.Role != "":
+			rec.ContentIsString = true
+			if rec.Role != "assistant" {
+				_, end, err := d.strs.Add(&rec.Text, b, v, 2, maxDepth)
+				return end, err
+			}
+			return objscan.Skip(b, v, 2, maxDepth)
+		case b[v] == '[' && rec.Role != "":
+			return d.blocks(v, rec.Role != "assistant")
+		}
+		end, err := objscan.Skip(b, v, 2, maxDepth)
+		if b[v] == '"' || b[v] == '[' {
+			d.content = v
+		}
+		return end, err
+	default:
+		return objscan.Skip(b, v, 2, maxDepth)
+	}
+	_, end, err := d.strs.Add(dst, b, v, 2, maxDepth)
+	return end, err
+}
+
+// blocks reads the content at b[v] (a string or an array of blocks).
+func (d *decoder) blocks(v int, keepText bool) (int, error) {
+	b, rec := d.b, d.rec
+	if b[v] == '"' {
+		rec.ContentIsString = true
+		s, _, end, err := objscan.String(b, v, 2, maxDepth)
+		if keepText {
+			rec.Text = s
+		}
+		return end, err
+	}
+	return objscan.Array(b, v, 3, maxDepth, func(e int) (int, error) {
+		if b[e] != '{' {
+			return objscan.Skip(b, e, 3, maxDepth)
+		}
+		var bl Block
+		end, err := objscan.Object(b, e, 4, maxDepth, func(key []byte, v int) (int, error) {
+			var dst *string
+			switch string(key) {
+			case "type":
+				dst = &bl.Type
+			case "id":
+				dst = &bl.ID
+			case "name":
+				dst = &bl.Name
+			case "tool_use_id":
+				dst = &bl.ToolUseID
+			case "is_error":
+				x, _, end, err := objscan.Bool(b, v, 4, maxDepth)
+				bl.IsError = x
+				return end, err
+			case "text":
+				if keepText {
+					dst = &bl.Text
+				}
+			}
+			if dst == nil {
+				return objscan.Skip(b, v, 4, maxDepth)
+			}
+			s, _, end, err := objscan.String(b, v, 4, maxDepth)
+			*dst = s
+			return end, err
+		})
+		rec.Blocks = append(rec.Blocks, bl)
+		return end, err
+	})
+}
+
+var kinds = func() map[[2]string]events.Kind {
+	m := map[[2]string]events.Kind{}
+	for _, t := range []string{TypeUser, TypeAssistant, TypeSystem, TypeAttachment, TypeSummary,
+		TypeFileHistorySnapshot, TypeQueueOperation, TypeProgress} {
+		m[[2]string{t, ""}] = events.Kind("claude." + t)
+	}
+	for _, st := range []string{"turn_duration", "stop_hook_summary", "compact_boundary", "api_error", "local_command", "informational"} {
+		m[[2]string{TypeSystem, st}] = events.Kind("claude.system/" + st)
+	}
+	return m
+}()
+
+func kindOf(rec *Record) events.Kind {
+	if k, ok := kinds[[2]string{rec.Type, rec.Subtype}]; ok {
+		return k
+	}
+	if rec.Subtype != "" {
+		return events.Kind("claude." + rec.Type + "/" + rec.Subtype)
+	}
+	return events.Kind("claude." + rec.Type)
+}

@@ -1,0 +1,88 @@
+package claude_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/claude"
+	"github.com/tailproof/tailproof/events/turn"
+	"github.com/tailproof/tailproof/machines/turnverdict/turntest"
+	"github.com/tailproof/tailproof/machines/turnverdict"
+)
+
+func seeds(f *testing.F) {
+	for _, s := range []string{
+		`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","promptId":"p1","origin":{"kind":"human"}}`,
+		`{"parentUuid":"u1","type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"stop_reason":"tool_use"},"uuid":"a1"}`,
+		`{"parentUuid":"a1","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok","is_error":true}]},"uuid":"r1"}`,
+		`{"parentUuid":"r1","type":"system","subtype":"turn_duration","durationMs":1,"uuid":"d1"}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]},"uuid":"i1"}`,
+		`{"type":"summary","leafUuid":"x"}{"type":"user"}`,
+		"\x00\x00{\"type\":\"user\"}",
+		`{"type":"user","message":{"content":"\ud800\u00e9\"\\"}}`,
+	} {
+		f.Add([]byte(s + "\n" + s))
+	}
+}
+
+// FuzzDecode: no input panics the codec, the mapper or the decider; every
+// error is positioned and classified; and a line decodes exactly when
+// encoding/json reads it as an object with a string type, with the same
+// identity fields (go test -run='^$' -fuzz=FuzzDecode -fuzztime=60s ./events/claude).
+func FuzzDecode(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			checkLine(t, line)
+		}
+		for _, err := range events.Decode(bytes.NewReader(data), claude.Codec{}, events.Options{}) {
+			if err == nil {
+				continue
+			}
+			var e *events.Error
+			if !errors.As(err, &e) || !(errors.Is(err, events.ErrCorrupt) || errors.Is(err, events.ErrTornTail) || errors.Is(err, events.ErrLineTooLong)) {
+				t.Fatalf("unclassified error %v", err)
+			}
+		}
+		if _, err := turnverdict.DecideAll(turn.Read(bytes.NewReader(data), claude.Harness()), turnverdict.Options{WriterStopped: true}); err != nil {
+			t.Fatal(err)
+		}
+		_ = turntest.Acts(data, claude.Harness())
+	})
+}
+
+func checkLine(t *testing.T, line []byte) {
+	evs, err := claude.Codec{}.DecodeLine(nil, events.Line{Bytes: line, Terminated: true})
+	var m map[string]json.RawMessage
+	var typ string
+	want := false
+	if strings.TrimSpace(string(line)) == "" || !json.Valid(line) {
+	} else if json.Unmarshal(line, &m) == nil && m != nil {
+		want = json.Unmarshal(m["type"], &typ) == nil && m["type"] != nil && m["type"][0] == '"'
+	}
+	blank := len(bytes.Trim(line, " \t\r\n")) == 0
+	if blank {
+		if err != nil || len(evs) != 0 {
+			t.Fatalf("blank line: %v %v", evs, err)
+		}
+		return
+	}
+	if want != (err == nil) {
+		t.Fatalf("%q: codec error %v, encoding/json accepts: %v", line, err, want)
+	}
+	if err != nil {
+		return
+	}
+	r := evs[0].Body.(*claude.Record)
+	if r.Type != typ {
+		t.Fatalf("%q: type %q, encoding/json %q", line, r.Type, typ)
+	}
+	var uuid string
+	if json.Unmarshal(m["uuid"], &uuid) == nil && r.UUID != uuid {
+		t.Fatalf("%q: uuid %q, encoding/json %q", line, r.UUID, uuid)
+	}
+}

@@ -1,0 +1,142 @@
+package v0_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	v0 "github.com/tailproof/tailproof/events/dsh/v0"
+	"github.com/tailproof/tailproof/projections/dshrecovery"
+)
+
+// benchLog builds a compressed v0 log of turns in the package's shapes, one
+// frame per checkpoint batch as the backend writes them. shape "chunks" is an
+// unpacked log (one assistant/chunk per line, packChunks: false), "packed"
+// the same stream packed into rows, "tools" few chunks and large tool results.
+func benchLog(b *testing.B, shape string, turns int) (compressed []byte, plain int) {
+	w, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(true), zstd.WithEncoderLevel(zstd.SpeedDefault))
+	hdr := header + "\n"
+	out := w.EncodeAll([]byte(hdr), nil)
+	plain = len(hdr)
+	seq := 0
+	line := func(sb *strings.Builder, format string, args ...any) {
+		fmt.Fprintf(sb, format, args...)
+		sb.WriteByte('\n')
+	}
+	flush := func(sb *strings.Builder) {
+		out = w.EncodeAll([]byte(sb.String()), out)
+		plain += sb.Len()
+		sb.Reset()
+	}
+	var sb strings.Builder
+	for turn := 1; turn <= turns; turn++ {
+		line(&sb, `{"type":"turn/start","seq":%d,"time":%d,"data":{"turn":%d}}`, seq, 1781000000000+seq, turn)
+		seq++
+		line(&sb, `{"type":"step/start","seq":%d,"time":%d,"data":{"turn":%d,"step":1}}`, seq, 1781000000000+seq, turn)
+		seq++
+		flush(&sb)
+		deltas := 200
+		if shape == "tools" {
+			deltas = 5
+		}
+		if shape == "packed" {
+			var texts, dts []string
+			for i := 0; i < deltas; i++ {
+				texts = append(texts, fmt.Sprintf(`"tok%d "`, i))
+				if i > 0 {
+					dts = append(dts, "3")
+				}
+			}
+			line(&sb, `{"type":"text-chunks","seq0":%d,"time0":%d,"data":{"turn":%d,"step":1,"index":0,"dt":[%s],"texts":[%s]}}`, seq, 1781000000000+seq, turn, strings.Join(dts, ","), strings.Join(texts, ","))
+			seq += deltas
+		} else {
+			for i := 0; i < deltas; i++ {
+				line(&sb, `{"type":"assistant/chunk","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"chunk":{"type":"text-delta","index":0,"text":"tok%d "}}}`, seq, 1781000000000+seq, turn, i)
+				seq++
+			}
+		}
+		line(&sb, `{"type":"assistant/message","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"message":{"id":"a%d","role":"assistant","content":[{"type":"tool-call","id":"c%d","name":"bash","arguments":"{\"command\":\"ls\"}"}],"source":{"kind":"model","provider":"p","model":"m"}}},"surfaceOp":"append"}`, seq, 1781000000000+seq, turn, turn, turn)
+		seq++
+		line(&sb, `{"type":"tool/call","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"callId":"c%d","name":"bash","arguments":"{\"command\":\"ls\"}"}}`, seq, 1781000000000+seq, turn, turn)
+		seq++
+		flush(&sb)
+		result := "README.md\\nsrc\\n"
+		if shape == "tools" {
+			result = strings.Repeat("drwxr-xr-x  2 me me 4096 Dec  1 09:00 some-directory-name\\n", 150)
+		}
+		line(&sb, `{"type":"tool/result","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"message":{"id":"r%d","role":"user","content":[{"type":"tool-result","toolCallId":"c%d","content":[{"type":"text","text":"%s"}]}],"source":{"kind":"tool","callId":"c%d"}}},"surfaceOp":"append","sourceEventSeqs":[%d]}`, seq, 1781000000000+seq, turn, turn, turn, result, turn, seq-1)
+		seq++
+		line(&sb, `{"type":"step/end","seq":%d,"time":%d,"data":{"turn":%d,"step":1}}`, seq, 1781000000000+seq, turn)
+		seq++
+		line(&sb, `{"type":"turn/end","seq":%d,"time":%d,"data":{"turn":%d,"reason":{"kind":"completed"}}}`, seq, 1781000000000+seq, turn)
+		seq++
+		flush(&sb)
+	}
+	return out, plain
+}
+
+// BenchmarkZstdDecode compares, on the same compressed logs, Go's zstd
+// decoder alone (klauspost streaming the concatenated frames to io.Discard)
+// with tailproof's frame path (FrameReader split + per-frame checksummed
+// decode), its whole reader (plus the line scan and row expansion) and
+// recovery's fold on top. Throughput is
+// of decompressed bytes. Run:
+//
+//	go test -run='^$' -bench=ZstdDecode -benchtime=20x ./events/dsh/v0
+func BenchmarkZstdDecode(b *testing.B) {
+	for _, shape := range []string{"chunks", "packed", "tools"} {
+		data, plain := benchLog(b, shape, 2000)
+		b.Run(shape+"/zstd-alone", func(b *testing.B) {
+			b.SetBytes(int64(plain))
+			for b.Loop() {
+				d, _ := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1))
+				if _, err := io.Copy(io.Discard, d); err != nil {
+					b.Fatal(err)
+				}
+				d.Close()
+			}
+		})
+		b.Run(shape+"/v0-frames", func(b *testing.B) {
+			b.SetBytes(int64(plain))
+			var buf []byte
+			for b.Loop() {
+				fr := v0.NewFrameReader(bytes.NewReader(data), 0)
+				d := v0.NewFrameDecoder(0)
+				for {
+					f, err := fr.Next()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					if buf, err = d.Decode(buf[:0], f); err != nil {
+						b.Fatal(err)
+					}
+				}
+				d.Close()
+			}
+		})
+		b.Run(shape+"/v0-scan", func(b *testing.B) {
+			b.SetBytes(int64(plain))
+			for b.Loop() {
+				if _, err := v0.Scan(bytes.NewReader(data), v0.Zstd, v0.Options{}, func(v0.Record) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(shape+"/v0-scan+fold", func(b *testing.B) {
+			b.SetBytes(int64(plain))
+			for b.Loop() {
+				var f dshrecovery.Fold
+				if _, err := v0.Scan(bytes.NewReader(data), v0.Zstd, v0.Options{}, f.Apply); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

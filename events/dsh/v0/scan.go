@@ -1,0 +1,327 @@
+package v0
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/tailproof/tailproof/events"
+)
+
+// Encoding is a log's physical encoding.
+type Encoding uint8
+
+const (
+	// Zstd: session.jsonl.zstd, a concatenation of checksummed Zstandard
+	// frames (the default of dsh-session-persistence-jsonl 0.1.0-rc.8).
+	Zstd Encoding = iota
+	// Raw: session.jsonl (compression: 'none'), newline-delimited UTF-8.
+	Raw
+)
+
+func (e Encoding) String() string {
+	if e == Raw {
+		return "none"
+	}
+	return "zstd"
+}
+
+// Options bound a scan.
+type Options struct {
+	// MaxLineBytes bounds one logical line (<= 0: events.DefaultMaxLineBytes).
+	// A longer line is unparsable, never an allocation of its size.
+	MaxLineBytes int
+	// MaxFrameBytes bounds one frame, compressed and decompressed (<= 0:
+	// DefaultMaxFrameBytes).
+	MaxFrameBytes int
+}
+
+// Result is what scanning a log found: the preserved prefix and, when the
+// file ends in a torn record or frame, where a repair cuts and what it keeps
+// from the cut part.
+type Result struct {
+	Header Header
+	// Events is the number of preserved events (seq 0..Events-1).
+	Events int64
+	// Size is the number of bytes read.
+	Size int64
+	// Cut is where a repair truncates the file (dsh's tornMarker.truncateTo),
+	// or -1 when nothing follows the preserved prefix.
+	Cut int64
+	// Salvaged are the complete storage lines decoded from a torn last zstd
+	// frame, in order, each with its newline: the records dsh re-appends
+	// after cutting the frame away. Their events are among Events.
+	Salvaged []byte
+	// SalvagedEvents is how many events Salvaged holds.
+	SalvagedEvents int64
+	// Frames is the number of complete frames (zstd only).
+	Frames int
+}
+
+// Scan reads one v0 log in enc, streaming, calling visit for each preserved
+// event in order (the records are valid only during the call), and returns
+// what it found. It mirrors dsh-session-persistence-jsonl 0.1.0-rc.8's
+// readPrefix: scanLog for raw files, readZstdPrefix for compressed ones.
+//
+// Errors: a header problem, any defect inside a complete frame, or a defect
+// at or before a later turn/end wraps events.ErrCorrupt (or
+// ErrUnsupportedVersion, or ErrFrameTooLarge), naming the frame, its byte
+// offset and the line; nothing in a torn tail is an error.
+func Scan(r io.Reader, enc Encoding, opts Options, visit func(Record) error) (Result, error) {
+	if enc == Raw {
+		return scanRaw(r, opts, visit)
+	}
+	return scanZstd(r, opts, visit)
+}
+
+// lineScanner is dsh's SessionLogScanner: it consumes plaintext in chunks,
+// decodes each complete line, extends the contiguous prefix while every
+// event's seq equals its index, and after the first bad line (the issue)
+// keeps reading only to see whether a later line is a turn/end — which makes
+// the issue corruption.
+type lineScanner struct {
+	visit    func(Record) error
+	maxLine  int
+	n        int64 // preserved events
+	line     int   // event lines consumed (1-based after the header)
+	input    int64 // plaintext bytes consumed after the header
+	commit   int64 // plaintext end of the last preserved line
+	issue    error
+	frag     []byte
+	tooLong  bool
+	recs     []Record
+	parser   Parser
+	where    func(lineStart int64) string // position of a line, for messages
+	salvage  bool
+	salvaged []byte
+	salvN    int64
+}
+
+func (s *lineScanner) write(chunk []byte) error {
+	start := s.input
+	s.input += int64(len(chunk))
+	for len(chunk) > 0 {
+		nl := bytes.IndexByte(chunk, '\n')
+		if nl < 0 {
+			s.addFrag(chunk)
+			return nil
+		}
+		line := chunk[:nl]
+		end := start + int64(nl) + 1
+		if len(s.frag) > 0 || s.tooLong {
+			s.addFrag(line)
+			line = s.frag
+		}
+		err := s.consume(line, end-int64(len(line))-1, end)
+		s.frag, s.tooLong = s.frag[:0], false
+		if err != nil {
+			return err
+		}
+		start, chunk = end, chunk[nl+1:]
+	}
+	return nil
+}
+
+func (s *lineScanner) addFrag(b []byte) {
+	if s.tooLong {
+		return
+	}
+	if len(s.frag)+len(b) > s.maxLine {
+		s.tooLong, s.frag = true, s.frag[:0]
+		return
+	}
+	s.frag = append(s.frag, b...)
+}
+
+func (s *lineScanner) consume(line []byte, lineStart, end int64) error {
+	s.line++
+	var err error
+	if s.tooLong {
+		err = fmt.Errorf("line exceeds %d bytes: %w", s.maxLine, events.ErrLineTooLong)
+	} else {
+		s.recs, err = s.parser.ParseLine(s.recs[:0], line)
+	}
+	if errors.Is(err, ErrNullRecord) {
+		return fmt.Errorf("v0: %s: %w: a null storage record", s.where(lineStart), events.ErrCorrupt)
+	}
+	if err != nil {
+		if s.issue == nil {
+			s.issue = fmt.Errorf("v0: %s: %w: unparsable committed event (event line %d): %v", s.where(lineStart), events.ErrCorrupt, s.line, err)
+		}
+		return nil
+	}
+	hasEnd := false
+	for _, r := range s.recs {
+		if r.HasType && r.Type == TypeTurnEnd {
+			hasEnd = true
+		}
+	}
+	if s.issue != nil {
+		if hasEnd {
+			return s.issue
+		}
+		return nil
+	}
+	for k, r := range s.recs {
+		if want := s.n + int64(k); r.Seq != float64(want) {
+			s.issue = fmt.Errorf("v0: %s: %w: seq gap in committed region (event line %d: expected %d, got %s)", s.where(lineStart), events.ErrCorrupt, s.line, want, seqText(r))
+			if hasEnd {
+				return s.issue
+			}
+			return nil
+		}
+	}
+	for _, r := range s.recs {
+		if err := s.visit(r); err != nil {
+			return err
+		}
+	}
+	s.n += int64(len(s.recs))
+	s.commit = end
+	if s.salvage {
+		s.salvaged = append(append(s.salvaged, line...), '\n')
+		s.salvN += int64(len(s.recs))
+	}
+	return nil
+}
+
+func seqText(r Record) string {
+	if r.Seq != r.Seq {
+		return "undefined"
+	}
+	return fmt.Sprint(r.Seq)
+}
+
+func scanRaw(r io.Reader, opts Options, visit func(Record) error) (Result, error) {
+	res := Result{Cut: -1}
+	maxLine := opts.MaxLineBytes
+	if maxLine <= 0 {
+		maxLine = events.DefaultMaxLineBytes
+	}
+	var header []byte
+	buf := make([]byte, 64<<10)
+	var hdrLen int64
+	s := &lineScanner{visit: visit, maxLine: maxLine}
+	s.where = func(at int64) string { return fmt.Sprintf("line %d, offset %d", s.line+1, hdrLen+at) }
+	for {
+		n, err := r.Read(buf)
+		chunk := buf[:n]
+		res.Size += int64(n)
+		if hdrLen == 0 && n > 0 {
+			nl := bytes.IndexByte(chunk, '\n')
+			if nl < 0 {
+				if len(header)+n > maxLine {
+					return res, fmt.Errorf("v0: line 1: %w: header line exceeds %d bytes", events.ErrCorrupt, maxLine)
+				}
+				header = append(header, chunk...)
+				chunk = nil
+			} else {
+				header = append(header, chunk[:nl]...)
+				hdrLen = int64(len(header)) + 1
+				h, herr := ParseHeader(header)
+				if herr != nil {
+					return res, fmt.Errorf("%w (line 1)", herr)
+				}
+				res.Header = h
+				chunk = chunk[nl+1:]
+			}
+		}
+		if hdrLen > 0 && len(chunk) > 0 {
+			if werr := s.write(chunk); werr != nil {
+				return res, werr
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return res, fmt.Errorf("v0: read: %w", err)
+		}
+	}
+	if hdrLen == 0 {
+		return res, fmt.Errorf("v0: %w: empty or header-less session log", events.ErrCorrupt)
+	}
+	res.Events = s.n
+	if end := hdrLen + s.commit; end < res.Size {
+		res.Cut = end
+	}
+	return res, nil
+}
+
+func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, error) {
+	res := Result{Cut: -1}
+	maxLine := opts.MaxLineBytes
+	if maxLine <= 0 {
+		maxLine = events.DefaultMaxLineBytes
+	}
+	fr := NewFrameReader(r, opts.MaxFrameBytes)
+	dec := NewFrameDecoder(opts.MaxFrameBytes)
+	defer dec.Close()
+	var (
+		plain     []byte
+		cur       Frame
+		frameBase int64 // plaintext offset where the current frame starts
+	)
+	s := &lineScanner{visit: visit, maxLine: maxLine}
+	s.where = func(at int64) string {
+		return fmt.Sprintf("frame %d (byte %d), line %d at offset %d of the frame", cur.Index, cur.Offset, s.line+1, at-frameBase)
+	}
+	for {
+		f, err := fr.Next()
+		res.Size = fr.Offset()
+		if err == io.EOF {
+			break
+		}
+		var torn *TornFrame
+		if errors.As(err, &torn) {
+			if res.Frames == 0 {
+				return res, fmt.Errorf("v0: %w: empty or header-less Zstandard session log (the header frame is incomplete)", events.ErrCorrupt)
+			}
+			if s.commit != s.input {
+				return res, fmt.Errorf("v0: frame %d: %w: %v", res.Frames-1, events.ErrCorrupt, errTornRecord)
+			}
+			cur, frameBase = Frame{Index: torn.Index, Offset: torn.Offset}, s.input
+			s.salvage = true
+			if werr := s.write(dec.DecodePrefix(torn)); werr != nil {
+				return res, werr
+			}
+			res.Cut = torn.Offset
+			res.Salvaged, res.SalvagedEvents = s.salvaged, s.salvN
+			break
+		}
+		if err != nil {
+			return res, err
+		}
+		cur = f
+		plain, err = dec.Decode(plain[:0], f)
+		if err != nil {
+			return res, err
+		}
+		if res.Frames == 0 {
+			if len(plain) == 0 || bytes.IndexByte(plain, '\n') != len(plain)-1 {
+				return res, fmt.Errorf("v0: frame 0: %w: first frame is not exactly one header line", events.ErrCorrupt)
+			}
+			h, herr := ParseHeader(plain[:len(plain)-1])
+			if herr != nil {
+				return res, fmt.Errorf("%w (frame 0)", herr)
+			}
+			res.Header = h
+			res.Frames++
+			continue
+		}
+		res.Frames++
+		frameBase = s.input
+		if werr := s.write(plain); werr != nil {
+			return res, werr
+		}
+	}
+	if res.Frames == 0 {
+		return res, fmt.Errorf("v0: %w: empty or header-less Zstandard session log", events.ErrCorrupt)
+	}
+	if res.Cut < 0 && s.commit != s.input {
+		return res, fmt.Errorf("v0: frame %d: %w: %v", res.Frames-1, events.ErrCorrupt, errTornRecord)
+	}
+	res.Events = s.n
+	return res, nil
+}

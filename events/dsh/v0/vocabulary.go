@@ -1,0 +1,39 @@
+package v0
+
+// Event types recovery and the projections read by name.
+const (
+	TypeTurnStart        = "turn/start"
+	TypeTurnEnd          = "turn/end"
+	TypeStepStart        = "step/start"
+	TypeStepEnd          = "step/end"
+	TypeUserMessage      = "user/message"
+	TypeAssistantMessage = "assistant/message"
+	TypeAssistantChunk   = "assistant/chunk"
+	TypeToolCall         = "tool/call"
+	TypeToolResult       = "tool/result"
+	TypeRequestHeader    = "request/header"
+	TypeSteeringMessage  = "steering/message" // legacy: upgraded to user/message on load
+)
+
+// KnownTypes is dsh-session 0.1.0-rc.8's KNOWN_SESSION_EVENT_TYPES (48
+// types, lib/index.js): a log holding any other type is refused unless the
+// event carries ignorable: true.
+var KnownTypes = map[string]bool{
+	"agent-preset/selected": true, "agent/inbox/spliced": true, "approval/asked": true,
+	"approval/decided": true, "approval/policy": true, "assistant/chunk": true,
+	"assistant/message": true, "command/done": true, "command/run": true,
+	"compaction/end": true, "compaction/prune": true, "compaction/start": true,
+	"compaction/summary": true, "feedback/record": true, "goal/change": true,
+	"hook/invoked": true, "hook/result": true, "llm/retry": true,
+	"llm/retry-started": true, "permission/preset": true, "plan/mode": true,
+	"request/context": true, "request/header": true, "sandbox/mode": true,
+	"schedule/change": true, "session/end-seed": true, "session/title": true,
+	"session/title-llm-request": true, "step/end": true, "step/start": true,
+	"subagent/descriptor": true, "team/member": true, "team/message/delivered": true,
+	"team/message/queued": true, "team/task": true, "todo/write": true,
+	"tool-workflow/agent-end": true, "tool-workflow/agent-start": true,
+	"tool-workflow/run-end": true, "tool-workflow/run-start": true, "tool/call": true,
+	"tool/code-dispatch": true, "tool/code-dispatch-start": true, "tool/result": true,
+	"turn/end": true, "turn/start": true, "user/message": true,
+	"web/deepseek-search-llm-request": true,
+}

@@ -1,0 +1,190 @@
+package qwen
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tailproof/tailproof/events"
+)
+
+// build is walkTranscriptUuidChain over the index: from the leaf's first
+// fragment back through parents, then what Walk must emit. Shapes that
+// need uuid strings (records sharing a hash, a gap, a cycle) read them
+// back from the transcript.
+func (l *loader) build(open Opener) error {
+	c, ix := l.c, l.ix
+	chain, gapK, cycleK := l.walkBack()
+	slices.Reverse(chain)
+	c.Len = len(chain)
+	l.wantList(chain)
+
+	// Uuid strings for the rare shapes: every record sharing a hash (to
+	// tell fragments from collisions and compare their parents), the gap's
+	// child, the cycle's record and the record whose parent closed it.
+	need := map[uint32]*Record{}
+	for _, g := range ix.groups {
+		for _, k := range g {
+			need[k] = nil
+		}
+	}
+	if gapK >= 0 {
+		need[uint32(gapK)] = nil
+	}
+	if cycleK >= 0 {
+		need[uint32(cycleK)], need[chain[0]] = nil, nil
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	if err := l.readBack(open, need); err != nil {
+		return err
+	}
+	type conflict struct {
+		ord  uint32
+		uuid string
+	}
+	var conflicts []conflict
+	for _, g := range ix.groups {
+		first := need[g[0]]
+		for _, k := range g[1:] {
+			r := need[k]
+			switch {
+			case r.UUID != first.UUID:
+				c.collision(-1, first.UUID, r.UUID)
+			case !sameParent(first, r):
+				conflicts = append(conflicts, conflict{ix.ord(k), r.UUID})
+			}
+		}
+	}
+	slices.SortFunc(conflicts, func(a, b conflict) int { return int(a.ord) - int(b.ord) })
+	for _, cf := range conflicts {
+		c.Diagnostics = append(c.Diagnostics, Diagnostic{Code: DiagConflictingParent,
+			Message: "Duplicate transcript record fragments disagree on parentUuid.", AffectsCompleteness: true,
+			RecordIndex: int(cf.ord), RecordID: cf.uuid, Path: "parentUuid"})
+	}
+	if gapK >= 0 {
+		r := need[uint32(gapK)]
+		c.Gaps = append(c.Gaps, Gap{ChildUUID: r.UUID, MissingParentUUID: r.ParentUUID})
+		c.Diagnostics = append(c.Diagnostics, Diagnostic{Code: DiagHistoryGap,
+			Message: "The active transcript chain is missing a parent record.", AffectsCompleteness: true,
+			RecordIndex: -1, RecordID: r.UUID})
+	}
+	if cycleK >= 0 {
+		r, last := need[uint32(cycleK)], need[chain[0]]
+		if last.ParentUUID != r.UUID {
+			c.collision(-1, last.ParentUUID, r.UUID)
+		}
+		c.Cycle = r.UUID
+		c.Diagnostics = append(c.Diagnostics, Diagnostic{Code: DiagParentCycle,
+			Message: "The active transcript chain contains a parent cycle.", AffectsCompleteness: true,
+			RecordIndex: -1, RecordID: r.UUID})
+	}
+	return nil
+}
+
+// walkBack returns the chain's records (first fragments, leaf first), and
+// the record whose parent is missing and the record met twice (-1 when
+// none).
+func (l *loader) walkBack() (chain []uint32, gapK, cycleK int) {
+	ix := l.ix
+	visited := make([]uint64, (ix.n+63)/64)
+	gapK, cycleK = -1, -1
+	for k := ix.first(ix.n - 1); ; {
+		if visited[k>>6]&(1<<(k&63)) != 0 {
+			cycleK = int(k)
+			break
+		}
+		visited[k>>6] |= 1 << (k & 63)
+		chain = append(chain, k)
+		parent, isLink := ix.parentOf(k)
+		if !isLink { // the parent is record k-1's uuid
+			k = ix.first(k - 1)
+			continue
+		}
+		if parent <= emptyParent {
+			break
+		}
+		next, ok := ix.lookup(parent)
+		if !ok {
+			gapK = int(k)
+			break
+		}
+		k = next
+	}
+	return chain, gapK, cycleK
+}
+
+// wantList records what Walk emits for chain (root first): a bit per
+// object when chain order is file order and no chain record has
+// fragments, else every fragment's object index with its chain position.
+func (l *loader) wantList(chain []uint32) {
+	c, ix := l.c, l.ix
+	c.Streaming = true
+	for i, k := range chain {
+		if _, frag := ix.group(k); frag || i > 0 && k <= chain[i-1] {
+			c.Streaming = false
+			break
+		}
+	}
+	if c.Streaming {
+		c.onChain = make([]uint64, (c.Objects+63)/64)
+		for _, k := range chain {
+			o := ix.ord(k)
+			c.onChain[o>>6] |= 1 << (o & 63)
+		}
+		return
+	}
+	c.want = make([]want, 0, len(chain))
+	for pos, k := range chain {
+		g, ok := ix.group(k)
+		if !ok {
+			g = []uint32{k}
+		}
+		for _, f := range g {
+			c.want = append(c.want, want{ord: ix.ord(f), pos: uint32(pos)})
+		}
+	}
+	slices.SortFunc(c.want, func(a, b want) int { return int(a.ord) - int(b.ord) })
+}
+
+func (c *Chain) collision(idx int, a, b string) {
+	c.Diagnostics = append(c.Diagnostics, Diagnostic{Code: DiagHashCollision,
+		Message:             fmt.Sprintf("uuids %q and %q share an index hash; the chain cannot be trusted.", a, b),
+		AffectsCompleteness: true, RecordIndex: idx, RecordID: b})
+}
+
+// readBack reads the identity (uuid, parent) of the conversation records
+// whose indexes are in need.
+func (l *loader) readBack(open Opener, need map[uint32]*Record) error {
+	p := getParser(DecodeOptions{}, true)
+	defer putParser(p)
+	res := &p.res
+	k := uint32(0)
+	found := 0
+	err := readLines(open, l.c.opts.MaxLineBytes, func(line events.Line) error {
+		p.decodeLine(line.Bytes, res)
+		for i := range res.recs {
+			pr := &res.recs[i]
+			if code, _ := identityProblem(pr); code != "" || !isConversationID(pr) {
+				continue
+			}
+			if _, ok := need[k]; ok {
+				id := &pr.id
+				need[k] = &Record{UUID: string(id.uuid), ParentUUID: string(id.parent), ParentNull: pr.parent == jNull}
+				found++
+			}
+			k++
+		}
+		if found == len(need) {
+			return errStop
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if found < len(need) {
+		return fmt.Errorf("qwen: %d indexed records not found: %w", len(need)-found, ErrChanged)
+	}
+	return nil
+}

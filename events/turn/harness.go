@@ -1,0 +1,74 @@
+package turn
+
+import (
+	"errors"
+	"io"
+	"iter"
+	"strings"
+
+	"github.com/tailproof/tailproof/events"
+)
+
+// Mapper maps a harness's native decoded events onto acts. Map appends the
+// acts of ev to dst and returns it; an event may map to none. A mapper keeps
+// no state between events: everything that needs order (which turn is open,
+// which call was answered) is the fold's job, so every harness gets the same
+// rules.
+type Mapper interface {
+	Map(dst []Act, ev events.Event) []Act
+}
+
+// MapperFunc adapts a function to a Mapper.
+type MapperFunc func(dst []Act, ev events.Event) []Act
+
+func (f MapperFunc) Map(dst []Act, ev events.Event) []Act { return f(dst, ev) }
+
+// Harness is everything tailproof needs to read one harness's session files:
+// its codec (bytes to native events), its mapper (native events to acts) and
+// the framing options of its files. A harness author builds one of these for
+// a new format; nothing in tailproof has to change.
+type Harness struct {
+	Name    string
+	Codec   events.Codec
+	Mapper  Mapper
+	Options events.Options
+}
+
+// Unterminated reports whether a torn-tail error is a final segment
+// without a newline — a fragment that was never written whole. events.Decode
+// also classifies as torn tail a final line that ends in a newline but does
+// not decode, and every bad line between it and the end; such a line was
+// written whole (a splice, garbage), and its bytes may have held records.
+func Unterminated(e *events.Error) bool {
+	return errors.Is(e, events.ErrTornTail) && strings.HasPrefix(e.Detail, "final fragment has no newline")
+}
+
+// Read streams the acts of the session file r. Lines that do not decode are
+// not dropped: each becomes a KindDamage act at its position, classified torn
+// tail, corrupt or too long by events.Decode, so the fold can tell a turn
+// whose evidence is intact from one whose evidence is not. Only a read error
+// of r itself ends the sequence with an error.
+func Read(r io.Reader, h Harness) iter.Seq2[Act, error] {
+	return func(yield func(Act, error) bool) {
+		var buf []Act
+		for ev, err := range events.Decode(r, h.Codec, h.Options) {
+			if err != nil {
+				var de *events.Error
+				if !errors.As(err, &de) {
+					yield(Act{}, err)
+					return
+				}
+				if !yield(Act{Kind: KindDamage, Pos: de.Pos, Damage: de, Torn: Unterminated(de)}, nil) {
+					return
+				}
+				continue
+			}
+			buf = h.Mapper.Map(buf[:0], ev)
+			for _, a := range buf {
+				if !yield(a, nil) {
+					return
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,37 @@
+package turnrules
+
+import (
+	"github.com/tailproof/tailproof/events/turn"
+	"github.com/tailproof/tailproof/guards"
+	"github.com/tailproof/tailproof/projections/turnfold"
+)
+
+// UnfinishedWork allows when the turn's durable tail shows work the model
+// had not finished: input it had not answered, a tool call or result it had
+// not followed up, reasoning with no answer after it, a message still
+// streaming or one the model meant to continue. Both harnesses write in
+// order from one writer, so a later record cannot be durable while an
+// earlier one is not; a tail that stops mid-work is a turn that did not
+// complete on disk.
+//
+// It refuses when the last progress is a complete message the model meant
+// as its answer, or one whose intent the record does not state: then only
+// the end record may be missing (a batched or unflushed write lost at the
+// crash, Claude Code #40378; Codex #47124 in reverse), and interrupted could
+// be wrong.
+var UnfinishedWork guards.Guard[*turnfold.Evidence] = guards.Func("unfinished-work", func(e *turnfold.Evidence) string {
+	t := e.Turn
+	switch t.LastProgress {
+	case turn.KindNone:
+		return ""
+	case turn.KindOutput:
+		switch t.LastStop {
+		case turn.StopOpen, turn.StopContinue:
+			return ""
+		case turn.StopFinal:
+			return "the last record is a complete final answer; only the end record may be missing"
+		}
+		return "the last record is a complete model message that does not say whether the model meant to go on"
+	}
+	return ""
+})
