@@ -65,13 +65,13 @@ func Decode(r io.Reader, c Codec, opts Options) iter.Seq2[Event, error] {
 			}
 			if line.TooLong {
 				if !yield(Event{}, &Error{Stream: c.Stream(), Pos: line.Pos, Kind: ErrLineTooLong,
-					Detail: sizeDetail(line.Size)}) {
+					Detail: sizeDetail(line.Size), Unterminated: !line.Terminated}) {
 					return
 				}
 				continue
 			}
 			if !line.Terminated && opts.RequireNewline {
-				pending = append(pending, &Error{Stream: c.Stream(), Pos: line.Pos, Detail: "final fragment has no newline"})
+				pending = append(pending, &Error{Stream: c.Stream(), Pos: line.Pos, Detail: "final fragment has no newline", Unterminated: true})
 				continue
 			}
 			var derr error
@@ -92,7 +92,7 @@ func Decode(r io.Reader, c Codec, opts Options) iter.Seq2[Event, error] {
 				if !line.Terminated {
 					detail = "final fragment has no newline: " + detail
 				}
-				pending = append(pending, &Error{Stream: c.Stream(), Pos: line.Pos, Detail: detail, Cause: derr})
+				pending = append(pending, &Error{Stream: c.Stream(), Pos: line.Pos, Detail: detail, Cause: derr, Unterminated: !line.Terminated})
 			}
 		}
 		flush(ErrTornTail)
