@@ -1,0 +1,173 @@
+package tailproof_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tailproof/tailproof"
+	"github.com/tailproof/tailproof/adapters/harnessfs"
+	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/events/codex"
+	"github.com/tailproof/tailproof/events/turn"
+	"github.com/tailproof/tailproof/machines/turnverdict"
+)
+
+const rollout = "/home/user/.codex/sessions/2026/11/30/rollout-2026-11-30T09-00-00-0199c0de-0000-7000-8000-000000000001.jsonl"
+
+// memSession puts fixture at path on a fresh strict memory filesystem.
+func memSession(t testing.TB, path, fixture string) (*memory.FS, tailproof.OpenSession) {
+	fail := func(err error) {
+		if t == nil {
+			panic(err)
+		}
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(fixture)
+	if err != nil {
+		fail(err)
+	}
+	m := memory.NewFS()
+	if err := m.MkdirAll(path[:strings.LastIndexByte(path, '/')], 0o700); err != nil {
+		fail(err)
+	}
+	if err := m.WriteFile(path, b, 0o600); err != nil {
+		fail(err)
+	}
+	return m, opener(m, path)
+}
+
+func opener(m *memory.FS, path string) tailproof.OpenSession {
+	return func(context.Context) (io.ReadCloser, error) { return m.OpenFile(path, os.O_RDONLY, 0) }
+}
+
+// A Codex session cut mid tool call: the first turn completed, the second
+// was writing its tool's output when the process died (a torn final line).
+// reconcile stamps both in the sidecar, once; repair cuts the fragment; the
+// verdicts are the same before and after.
+func ExampleReconcileTurns() {
+	ctx := context.Background()
+	m, open := memSession(nil, rollout, "testdata/turns/codex-crashed.jsonl")
+	side := harnessfs.NewSidecar(m, rollout)
+	o := tailproof.TurnReconcileOptions{Harness: codex.Harness(), Now: 1796029200000}
+
+	res, _ := tailproof.ReconcileTurns(ctx, open, side, o)
+	for _, r := range res.Appended {
+		fmt.Println(r.Describe())
+	}
+	again, _ := tailproof.ReconcileTurns(ctx, open, side, o)
+	fmt.Println("second run appended", len(again.Appended), "of", again.AlreadyStamped, "stamped")
+
+	rep, _ := harnessfs.Repair(ctx, m, rollout, codex.Harness(), harnessfs.RepairOptions{})
+	fmt.Println("repair:", rep.Action, rep.Bytes, "bytes at offset", rep.Offset)
+	st, _ := tailproof.TurnStatus(ctx, open, tailproof.TurnStatusOptions{Harness: codex.Harness(), WriterStopped: true, Ledger: side})
+	fmt.Println("last turn", st.Last.Turn, st.Last.Verdict, "stamped", st.Stamp.Terminal, st.Stamp.Code)
+	// Output:
+	// TERM t1 completed stopReason=reconstructed_from_transcript at=1796029200000
+	// TERM t2 interrupted code=daemon_lost at=1796029200000
+	// second run appended 0 of 2 stamped
+	// repair: cut 124 bytes at offset 2066
+	// last turn t2 interrupted stamped interrupted daemon_lost
+}
+
+func TestTurnStatusKeepsAnOpenTurnUnknownUntilTheWriterStopped(t *testing.T) {
+	ctx := context.Background()
+	_, open := memSession(t, rollout, "testdata/turns/codex-crashed.jsonl")
+	st, err := tailproof.TurnStatus(ctx, open, tailproof.TurnStatusOptions{Harness: codex.Harness()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Turns != 2 || st.Last.Verdict != "unknown" {
+		t.Fatalf("writer maybe live: %d turns, last %s", st.Turns, st.Last.Verdict)
+	}
+	st, err = tailproof.TurnStatus(ctx, open, tailproof.TurnStatusOptions{Harness: codex.Harness(), WriterStopped: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := st.Last
+	if d.Verdict != "interrupted" || len(d.Resend) != 1 || d.Resend[0].Text != "delete b.go" ||
+		len(d.Dangling) != 1 || d.Dangling[0].ID != "c2" {
+		t.Fatalf("writer stopped: %s", d.Describe())
+	}
+	if st.Damage != 0 {
+		t.Fatalf("a torn final fragment is not damage: %d", st.Damage)
+	}
+}
+
+// The sidecar holds the v1 lines Qwen's ledger writer would write, and a
+// terminal already there is never written again — even when the file has
+// grown since and the turn would now be decided otherwise.
+func TestReconcileTurnsNeverStampsATurnTwice(t *testing.T) {
+	ctx := context.Background()
+	m, open := memSession(t, rollout, "testdata/turns/codex-crashed.jsonl")
+	side := harnessfs.NewSidecar(m, rollout)
+	o := tailproof.TurnReconcileOptions{Harness: codex.Harness(), Now: 7}
+	if _, err := tailproof.ReconcileTurns(ctx, open, side, o); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := m.ReadFile(harnessfs.SidecarPath(rollout))
+	want := `{"v":1,"promptId":"t1","terminal":"completed","stopReason":"reconstructed_from_transcript","at":7}` + "\n" +
+		`{"v":1,"promptId":"t2","terminal":"interrupted","code":"daemon_lost","at":7}` + "\n"
+	if string(got) != want {
+		t.Fatalf("sidecar:\n%s\nwant:\n%s", got, want)
+	}
+	// The harness resumes and, improbably, completes t2 after all.
+	f, _ := m.OpenFile(rollout, os.O_WRONLY|os.O_APPEND, 0)
+	f.Write([]byte("\n" + `{"timestamp":"2026-11-30T09:05:00.000Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"t2"}}` + "\n"))
+	f.Close()
+	res, err := tailproof.ReconcileTurns(ctx, open, side, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Appended) != 0 {
+		t.Fatalf("restamped: %v", res.Appended)
+	}
+}
+
+// A live writer refuses the whole run: nothing is appended.
+func TestReconcileTurnsRefusesALiveWriter(t *testing.T) {
+	ctx := context.Background()
+	m, open := memSession(t, rollout, "testdata/turns/codex-crashed.jsonl")
+	side := harnessfs.NewSidecar(m, rollout)
+	live := func(context.Context) error { return harnessfs.ErrWriterLive }
+	_, err := tailproof.ReconcileTurns(ctx, open, side, tailproof.TurnReconcileOptions{Harness: codex.Harness(), WriterLive: live})
+	if !errors.Is(err, harnessfs.ErrWriterLive) {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := m.Stat(harnessfs.SidecarPath(rollout)); err == nil {
+		t.Fatal("a sidecar was written for a live writer")
+	}
+}
+
+// Each decision maps to the terminal the evidence proves.
+func TestTurnTerminalStampsWhatTheEvidenceProves(t *testing.T) {
+	for _, c := range []struct {
+		because string
+		end     turn.End
+		reason  string
+		want    string
+	}{
+		{"abort-recorded", turn.EndInterrupted, "replaced", "TERM k interrupted code=harness_aborted stopReason=replaced at=1"},
+		{"abort-recorded", turn.EndFailed, "boom", "TERM k error code=harness_failed stopReason=boom at=1"},
+		{"abort-recorded", turn.EndCancelled, "", "TERM k cancelled code=harness_cancelled at=1"},
+		{"interrupt-marker", turn.EndUnstated, "", "TERM k interrupted code=harness_aborted stopReason=interrupt_marker at=1"},
+		{"unfinished-work", turn.EndNone, "", "TERM k interrupted code=daemon_lost at=1"},
+	} {
+		d := decision("interrupted", c.because, c.end, c.reason)
+		r, ok := tailproof.TurnTerminal(d, 1)
+		if !ok || r.Describe() != c.want {
+			t.Errorf("%s/%s: %v %q, want %q", c.because, c.end, ok, r.Describe(), c.want)
+		}
+	}
+	if _, ok := tailproof.TurnTerminal(decision("unknown", "", turn.EndNone, ""), 1); ok {
+		t.Error("an unknown turn got a terminal")
+	}
+}
+
+func decision(v turnverdict.Verdict, because string, end turn.End, reason string) turnverdict.Decision {
+	return turnverdict.Decision{Turn: "k", Verdict: v, Because: because, HarnessEnd: end, EndReason: reason}
+}
