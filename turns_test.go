@@ -12,6 +12,7 @@ import (
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/harnessfs"
 	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/events/claude"
 	"github.com/tailproof/tailproof/events/codex"
 	"github.com/tailproof/tailproof/events/turn"
 	"github.com/tailproof/tailproof/machines/turnverdict"
@@ -170,4 +171,26 @@ func TestTurnTerminalStampsWhatTheEvidenceProves(t *testing.T) {
 
 func decision(v turnverdict.Verdict, because string, end turn.End, reason string) turnverdict.Decision {
 	return turnverdict.Decision{Turn: "k", Verdict: v, Because: because, HarnessEnd: end, EndReason: reason}
+}
+
+// A turn a notification opened and the crash cut: nothing to resend, and
+// the plan says why — a notification is never resent as if typed (#90526).
+func TestTurnStatusNeverResendsANotification(t *testing.T) {
+	const path = "/home/user/.claude/projects/-work-demo/5e9203a5-ffbc-40b3-a9a4-13bccc5f74c4.jsonl"
+	b, _ := os.ReadFile("testdata/turns/claude-session.jsonl")
+	lines := strings.SplitAfter(string(b), "\n")
+	m := memory.NewFS()
+	m.WriteFile(path, []byte(strings.Join(lines[:9], "")), 0o600) // up to the notification prompt
+	st, err := tailproof.TurnStatus(context.Background(), opener(m, path), tailproof.TurnStatusOptions{Harness: claude.Harness(), WriterStopped: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := st.Last
+	vetoed := false
+	for _, v := range d.ResendVetoes {
+		vetoed = vetoed || v.Guard == "prompt-recorded"
+	}
+	if d.Verdict != "interrupted" || len(d.Resend) != 0 || !vetoed {
+		t.Fatalf("%s", d.Describe())
+	}
 }
