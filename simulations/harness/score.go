@@ -32,7 +32,7 @@ type Tally struct {
 	Unknown        int `json:"unknown"`
 	Wrong          int `json:"wrong"`
 	// Resume plans of interrupted turns: a person's durable prompt missing,
-	// or anything but a person's prompt listed.
+	// or anything listed but that turn's own prompts of a person.
 	PromptLost     int `json:"promptLost"`
 	InjectedResent int `json:"injectedResent"`
 	// The sidecar: stamps appended, stamps that disagree with the truth,
@@ -123,10 +123,13 @@ func (c *checker) finished(k int) bool {
 	return t.finishAt >= 0 && t.finishAt <= c.i && !(t.abortAt >= 0 && t.abortAt <= c.i)
 }
 
-// lostCompletion: turn k finished, but the record that says so is not on
-// the disk as a line of its own.
+// lostCompletion: turn k finished, but a crash lost the record that says
+// so — it is not on the disk as a line of its own. A record the model
+// damaged on purpose was not lost by a crash: an interrupted verdict there
+// is wrong.
 func (c *checker) lostCompletion(k int) bool {
-	return c.finished(k) && !c.d.standalone(c.s.turns[k].lastLine)
+	last := c.s.turns[k].lastLine
+	return c.finished(k) && last >= 0 && !c.s.acts[last].corrupt && !c.d.standalone(last)
 }
 
 func (c *checker) turnOf(d turnverdict.Decision) int {
@@ -185,10 +188,14 @@ func (c *checker) resend(k int, d turnverdict.Decision) {
 	listed := map[string]bool{}
 	for _, p := range d.Resend {
 		listed[p.Text] = true
-		src, ok := c.promptSource(p.Text)
-		if !ok || src != turn.SourceUser {
+		src, owner, ok := c.promptSource(p.Text)
+		switch {
+		case !ok || src != turn.SourceUser:
 			c.t.InjectedResent++
 			c.fail("turn %s resends %q, which is not a person's prompt", d.Turn, p.Text)
+		case owner != k:
+			c.t.InjectedResent++
+			c.fail("turn %s (model turn %d) resends %q of model turn %d", d.Turn, k, p.Text, owner)
 		}
 	}
 	for j, a := range c.s.acts {
@@ -199,13 +206,13 @@ func (c *checker) resend(k int, d turnverdict.Decision) {
 	}
 }
 
-func (c *checker) promptSource(text string) (turn.Source, bool) {
+func (c *checker) promptSource(text string) (src turn.Source, owner int, ok bool) {
 	for _, a := range c.s.acts {
 		if a.prompt == text {
-			return a.source, true
+			return a.source, a.turn, true
 		}
 	}
-	return 0, false
+	return 0, -1, false
 }
 
 // keyTurn maps a sidecar key back to its model turn.
