@@ -1,7 +1,6 @@
 package tailproof_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/harnessfs"
-	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/claude"
 	"github.com/tailproof/tailproof/events/codex"
 	"github.com/tailproof/tailproof/events/turn"
@@ -60,35 +58,37 @@ func TestHarnessesPageReplaysTheSessions(t *testing.T) {
 // reads and the acts it maps to; then each turn's decision; then what
 // reconcile stamps and what repair does.
 func harnessReplay(t *testing.T, file, path string, h turn.Harness) string {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var w strings.Builder
 	w.WriteString("line  record → acts\n")
-	var acts []turn.Act
-	for ev, err := range events.Decode(bytes.NewReader(b), h.Codec, h.Options) {
-		if err != nil {
-			de := err.(*events.Error)
-			fmt.Fprintf(&w, "%4d  %s\n", de.Pos.Line, shorten(de.Error(), 100))
-			continue
+	var ds []turnverdict.Decision
+	_, open := memSession(t, path, file)
+	err := tailproof.ReplayTurns(context.Background(), open, h, true, func(st tailproof.TurnStep) error {
+		for _, d := range st.Decided {
+			ds = append(ds, d)
+			if !st.Final {
+				fmt.Fprintf(&w, "        ⇒ turn %d (%s) decided: the next one opened\n", d.Index, d.Turn)
+			}
 		}
-		mapped := h.Mapper.Map(nil, ev)
-		acts = append(acts, mapped...)
-		var names []string
-		for _, a := range mapped {
-			names = append(names, a.Describe())
+		switch {
+		case st.Final:
+		case st.Damage != nil:
+			fmt.Fprintf(&w, "%4d  %s\n", st.Pos.Line, shorten(st.Damage.Error(), 100))
+		default:
+			var names []string
+			for _, a := range st.Acts {
+				names = append(names, a.Describe())
+			}
+			if len(names) == 0 {
+				names = []string{"(nothing)"}
+			}
+			fmt.Fprintf(&w, "%4d  %s\n        → %s\n", st.Pos.Line, shorten(st.Record.Describe(), 96), strings.Join(names, "; "))
 		}
-		if len(names) == 0 {
-			names = []string{"(nothing)"}
-		}
-		fmt.Fprintf(&w, "%4d  %s\n        → %s\n", ev.Pos.Line, shorten(ev.Body.Describe(), 96), strings.Join(names, "; "))
-	}
-	w.WriteString("\nverdicts (the writer stopped)\n")
-	ds, err := turnverdict.DecideAll(turn.Read(bytes.NewReader(b), h), turnverdict.Options{WriterStopped: true})
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.WriteString("\nverdicts (the writer stopped)\n")
 	for _, d := range ds {
 		w.WriteString(d.Describe() + "\n")
 	}

@@ -204,12 +204,9 @@ func stampedKey(stamps map[string]ledger.Record, key string) bool {
 // undecodable lines to damage.
 func eachTurn(ctx context.Context, open OpenSession, h turn.Harness, writerStopped bool,
 	fn func(turnverdict.Decision) error, damage func(*events.Error)) error {
-	if h.Codec == nil || h.Mapper == nil {
-		return errors.New("tailproof: harness has no codec or mapper")
-	}
-	rc, err := open(ctx)
+	rc, err := openHarness(ctx, open, h)
 	if err != nil {
-		return fmt.Errorf("tailproof: open %s session: %w", h.Name, err)
+		return err
 	}
 	defer rc.Close()
 	dec := turnverdict.NewDecider(turnverdict.Options{WriterStopped: writerStopped})
@@ -255,4 +252,70 @@ func readStamps(ctx context.Context, led adapters.LedgerStore, id string) (map[s
 		return nil, fmt.Errorf("tailproof: read sidecar ledger: %w", err)
 	}
 	return stamps, nil
+}
+
+// TurnStep is one line of a harness session file as the decision sees it:
+// the record its codec read (or why it could not), the acts the mapper made
+// of it, and the decisions it completed — a turn is decided when the next
+// one opens, the last one at the end (Final).
+type TurnStep struct {
+	Pos     events.Position
+	Record  events.Body   // nil when the line did not decode
+	Damage  *events.Error // the line's decode error, classified
+	Acts    []turn.Act
+	Decided []turnverdict.Decision
+	Final   bool // the end of the file: Decided holds the last turn
+}
+
+// ReplayTurns steps through a harness session file line by line (what
+// `tailproof replay --harness` prints), calling fn for each line and once
+// more at the end. It never writes.
+func ReplayTurns(ctx context.Context, open OpenSession, h turn.Harness, writerStopped bool, fn func(TurnStep) error) error {
+	rc, err := openHarness(ctx, open, h)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	dec := turnverdict.NewDecider(turnverdict.Options{WriterStopped: writerStopped})
+	for ev, err := range events.Decode(rc, h.Codec, h.Options) {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("tailproof: replay %s session: %w", h.Name, err)
+		}
+		var st TurnStep
+		if err != nil {
+			de, ok := err.(*events.Error)
+			if !ok {
+				return fmt.Errorf("tailproof: read %s session: %w", h.Name, err)
+			}
+			st.Pos, st.Damage = de.Pos, de
+			st.Acts = []turn.Act{{Kind: turn.KindDamage, Pos: de.Pos, Damage: de, Torn: turn.Unterminated(de)}}
+		} else {
+			st.Pos, st.Record = ev.Pos, ev.Body
+			st.Acts = h.Mapper.Map(nil, ev)
+		}
+		for _, a := range st.Acts {
+			if d, ok := dec.Add(a); ok {
+				st.Decided = append(st.Decided, d)
+			}
+		}
+		if err := fn(st); err != nil {
+			return err
+		}
+	}
+	final := TurnStep{Final: true}
+	if d, ok := dec.Finish(); ok {
+		final.Decided = []turnverdict.Decision{d}
+	}
+	return fn(final)
+}
+
+func openHarness(ctx context.Context, open OpenSession, h turn.Harness) (io.ReadCloser, error) {
+	if h.Codec == nil || h.Mapper == nil {
+		return nil, errors.New("tailproof: harness has no codec or mapper")
+	}
+	rc, err := open(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("tailproof: open %s session: %w", h.Name, err)
+	}
+	return rc, nil
 }

@@ -194,3 +194,45 @@ func TestTurnStatusNeverResendsANotification(t *testing.T) {
 		t.Fatalf("%s", d.Describe())
 	}
 }
+
+// The last turn of a session whose writer may still be running is unknown;
+// once the writer is known to be gone, the evidence decides it.
+func ExampleTurnStatus() {
+	ctx := context.Background()
+	_, open := memSession(nil, rollout, "testdata/turns/codex-crashed.jsonl")
+	for _, stopped := range []bool{false, true} {
+		st, _ := tailproof.TurnStatus(ctx, open, tailproof.TurnStatusOptions{Harness: codex.Harness(), WriterStopped: stopped})
+		d := st.Last
+		fmt.Printf("writer stopped %v: turn %s %s", stopped, d.Turn, d.Verdict)
+		if len(d.Resend) > 0 {
+			fmt.Printf(", resend %q, dangling %s", d.Resend[0].Text, d.Dangling[0].ID)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// writer stopped false: turn t2 unknown
+	// writer stopped true: turn t2 interrupted, resend "delete b.go", dangling c2
+}
+
+// Stepping through a session line by line: each turn is decided when the
+// next one opens, the last at the end.
+func ExampleReplayTurns() {
+	_, open := memSession(nil, rollout, "testdata/turns/codex-crashed.jsonl")
+	tailproof.ReplayTurns(context.Background(), open, codex.Harness(), true, func(st tailproof.TurnStep) error {
+		where := st.Pos.String()
+		if st.Final {
+			where = "the end"
+		}
+		for _, d := range st.Decided {
+			fmt.Printf("at %s: turn %s %s\n", where, d.Turn, d.Verdict)
+		}
+		if st.Damage != nil {
+			fmt.Printf("at %s: %v\n", st.Pos, st.Damage.Kind)
+		}
+		return nil
+	})
+	// Output:
+	// at line 11, offset 1649: turn t1 completed
+	// at line 14, offset 2066: torn tail
+	// at the end: turn t2 interrupted
+}
