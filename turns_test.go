@@ -236,3 +236,59 @@ func ExampleReplayTurns() {
 	// at line 14, offset 2066: torn tail
 	// at the end: turn t2 interrupted
 }
+
+// A sidecar someone damaged (a garbage line, a torn last line) is read the
+// way Qwen's reader reads a ledger — bad lines dropped — and appended to
+// after a sealing newline, so no stamp fuses with the fragment.
+func TestReconcileTurnsOverADamagedSidecar(t *testing.T) {
+	ctx := context.Background()
+	m, open := memSession(t, rollout, "testdata/turns/codex-crashed.jsonl")
+	side := harnessfs.NewSidecar(m, rollout)
+	m.WriteFile(side.Path(), []byte("garbage\n{\"v\":1,\"promptId\":\"t1\",\"termi"), 0o600)
+	o := tailproof.TurnReconcileOptions{Harness: codex.Harness(), Now: 9}
+	res, err := tailproof.ReconcileTurns(ctx, open, side, o)
+	if err != nil || len(res.Appended) != 2 {
+		t.Fatalf("%v, %d appended", err, len(res.Appended))
+	}
+	got, _ := m.ReadFile(side.Path())
+	if !strings.HasSuffix(string(got), "termi\n"+`{"v":1,"promptId":"t1","terminal":"completed","stopReason":"reconstructed_from_transcript","at":9}`+"\n"+
+		`{"v":1,"promptId":"t2","terminal":"interrupted","code":"daemon_lost","at":9}`+"\n") {
+		t.Fatalf("sidecar:\n%q", got)
+	}
+	if again, _ := tailproof.ReconcileTurns(ctx, open, side, o); len(again.Appended) != 0 {
+		t.Fatalf("second run appended %d", len(again.Appended))
+	}
+}
+
+// A session file that is missing is an error naming it; nothing is created.
+func TestReconcileTurnsOnAMissingFile(t *testing.T) {
+	m := memory.NewFS()
+	side := harnessfs.NewSidecar(m, rollout)
+	_, err := tailproof.ReconcileTurns(context.Background(), opener(m, rollout), side, tailproof.TurnReconcileOptions{Harness: codex.Harness()})
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("%v", err)
+	}
+	if _, err := m.Stat(side.Path()); err == nil {
+		t.Fatal("a sidecar was created")
+	}
+}
+
+// A line over the reader's limit is damage at its position, never held in
+// memory, and the turn around it is unknown — so nothing is stamped for it.
+func TestReconcileTurnsWithAHugeLine(t *testing.T) {
+	b, _ := os.ReadFile("testdata/turns/codex-crashed.jsonl")
+	lines := strings.SplitAfter(string(b), "\n")
+	huge := `{"timestamp":"2026-11-30T09:01:01.500Z","type":"response_item","payload":{"type":"reasoning","encrypted_content":"` + strings.Repeat("A", 1<<20) + `"}}` + "\n"
+	file := strings.Join(lines[:12], "") + huge + strings.Join(lines[12:], "")
+	m := memory.NewFS()
+	m.WriteFile(rollout, []byte(file), 0o600)
+	h := codex.Harness()
+	h.Options.MaxLineBytes = 64 << 10
+	res, err := tailproof.ReconcileTurns(context.Background(), opener(m, rollout), harnessfs.NewSidecar(m, rollout), tailproof.TurnReconcileOptions{Harness: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Damage != 1 || res.Unknown != 1 || len(res.Appended) != 1 || res.Appended[0].PromptID != "t1" {
+		t.Fatalf("%+v", res)
+	}
+}
