@@ -55,9 +55,6 @@ type session struct {
 	base     []byte
 	// cutLine is the line the first writer was writing when it died.
 	cutLine []byte
-	// baseEnds[i] is the byte offset in base where action i's line ends
-	// (after its newline), for the first life's actions that reached it.
-	baseActs int
 	// repaired / reconciled: what the restart between the lives did.
 	repaired, reconciled bool
 	fsyncs               bool // the writer fsyncs its batches (Claude Code 2.1.328)
