@@ -162,13 +162,13 @@ func Repair(ctx context.Context, fsys vfs.FS, path string, h turn.Harness, o Rep
 }
 
 // finalSegment returns the bytes after the file's last newline and their
-// offset; seg is nil (with off set) when they are longer than max.
-func finalSegment(f vfs.File, size, max int64) (seg []byte, off int64, err error) {
+// offset; seg is nil (with off set) when they are longer than limit.
+func finalSegment(f vfs.File, size, limit int64) (seg []byte, off int64, err error) {
 	const chunk = 64 << 10
-	buf := make([]byte, chunk)
+	buf := make([]byte, min(chunk, size))
 	end := size
 	for end > 0 {
-		start := max64(0, end-chunk)
+		start := max(0, end-int64(len(buf)))
 		n, err := f.ReadAt(buf[:end-start], start)
 		if err != nil && !(errors.Is(err, io.EOF) && int64(n) == end-start) {
 			return nil, 0, err
@@ -178,13 +178,13 @@ func finalSegment(f vfs.File, size, max int64) (seg []byte, off int64, err error
 			break
 		}
 		end = start
-		if size-end > max {
+		if size-end > limit {
 			// No newline within max bytes of the end: report where the
 			// segment would start only as far as we looked.
 			return nil, end, nil
 		}
 	}
-	if size-off > max {
+	if size-off > limit {
 		return nil, off, nil
 	}
 	seg = make([]byte, size-off)
@@ -309,11 +309,4 @@ func unchanged(f vfs.File, size int64) error {
 		return fmt.Errorf("%w: %d bytes, was %d", ErrFileChanged, st.Size(), size)
 	}
 	return nil
-}
-
-func max64(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
 }
