@@ -31,6 +31,9 @@ type placed struct {
 	off, end int // [off, end): the line's bytes (without its newline) as far as they landed
 	act      int
 	full     bool // every byte of the line landed (its newline too, unless last)
+	// landed: every byte the writer wrote for this action reached the disk
+	// — true for a damaged line too; false when a crash cut it or lost it.
+	landed bool
 }
 
 // disk is the session file a crash leaves, and where each action's bytes are.
@@ -127,6 +130,7 @@ func (s *session) crashDisk(base disk, from, i int, kind string, r *rand.Rand) (
 			}
 		} else if nw, np, ok := s.nextWrite(i); ok {
 			np.off = len(w)
+			np.end = np.off + len(nw) - 1
 			cut := r.IntN(len(nw))
 			if np.act < 0 {
 				cut = r.IntN(len(nw) - 1) // the dropped action never happened
@@ -134,7 +138,6 @@ func (s *session) crashDisk(base disk, from, i int, kind string, r *rand.Rand) (
 				eff = np.act
 			}
 			w = append(append([]byte{}, w...), nw[:cut]...)
-			np.end = len(w)
 			pl = append(pl, np)
 		}
 	case KindPower:
@@ -146,6 +149,7 @@ func (s *session) crashDisk(base disk, from, i int, kind string, r *rand.Rand) (
 		if p.off >= len(w) {
 			break
 		}
+		p.landed = p.end <= len(w) && (p.end == len(w) || w[p.end] == '\n')
 		if p.act < 0 {
 			p.end = len(w)
 			p.off += start
@@ -176,6 +180,17 @@ func (d disk) owner(off int64) int {
 		}
 	}
 	return -1
+}
+
+// landed reports whether every byte the writer wrote for action act is on
+// the disk (a crash neither cut nor lost it).
+func (d disk) landed(act int) bool {
+	for _, p := range d.placed {
+		if p.act == act {
+			return p.landed
+		}
+	}
+	return false
 }
 
 // standalone reports whether action act's line is in the file whole, on a

@@ -123,13 +123,12 @@ func (c *checker) finished(k int) bool {
 	return t.finishAt >= 0 && t.finishAt <= c.i && !(t.abortAt >= 0 && t.abortAt <= c.i)
 }
 
-// lostCompletion: turn k finished, but a crash lost the record that says
-// so — it is not on the disk as a line of its own. A record the model
-// damaged on purpose was not lost by a crash: an interrupted verdict there
-// is wrong.
+// lostCompletion: turn k finished, but a crash cut or lost the record
+// that says so. A record the model damaged on purpose that did reach the
+// disk was not lost by the crash: an interrupted verdict there is wrong.
 func (c *checker) lostCompletion(k int) bool {
 	last := c.s.turns[k].lastLine
-	return c.finished(k) && last >= 0 && !c.s.acts[last].corrupt && !c.d.standalone(last)
+	return c.finished(k) && last >= 0 && !c.d.landed(last)
 }
 
 func (c *checker) turnOf(d turnverdict.Decision) int {
