@@ -8,6 +8,8 @@ import (
 
 	"github.com/tailproof/tailproof/adapters/harnessfs"
 	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/events/codex"
 )
 
 // Claude Code 2.1.328 registers each process as <config>/sessions/<pid>.json
@@ -65,5 +67,33 @@ func TestSidecarRefusesNonFiles(t *testing.T) {
 	s = harnessfs.NewSidecar(m, "/h/missing.jsonl")
 	if err := s.AppendLedger(t.Context(), "", []byte(`{"v":1}`)); err == nil {
 		t.Fatal("a sidecar was created for a missing session file")
+	}
+}
+
+// On the real filesystem a link planted where the sidecar, its lock or the
+// session file should be is never written through.
+func TestSidecarAndRepairRefuseLinks(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("keep\n"), 0o600)
+	session := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(session, whole(codexLines)[:300], 0o600)
+	for _, link := range []string{harnessfs.SidecarPath(session), harnessfs.SidecarPath(session) + ".lock"} {
+		if err := os.Symlink(victim, link); err != nil {
+			t.Skip(err)
+		}
+		err := harnessfs.NewSidecar(vfs.OS, session).AppendLedger(t.Context(), "", []byte(`{"v":1}`))
+		if !errors.Is(err, harnessfs.ErrNotRegular) {
+			t.Errorf("%s: %v", filepath.Base(link), err)
+		}
+		os.Remove(link)
+	}
+	linked := filepath.Join(dir, "l.jsonl")
+	os.Symlink(session, linked)
+	if _, err := harnessfs.Repair(t.Context(), vfs.OS, linked, codex.Harness(), harnessfs.RepairOptions{}); !errors.Is(err, harnessfs.ErrNotRegular) {
+		t.Errorf("repair through a link: %v", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
+		t.Fatalf("the victim was written: %q", b)
 	}
 }

@@ -88,6 +88,9 @@ func Repair(ctx context.Context, fsys vfs.FS, path string, h turn.Harness, o Rep
 	if err := regularFile(fsys, path); err != nil {
 		return res, err
 	}
+	if err := regularOrMissing(fsys, SidecarPath(path)+".lock"); err != nil {
+		return res, err
+	}
 	lk, err := fsys.Lock(SidecarPath(path) + ".lock")
 	if err != nil {
 		return res, fmt.Errorf("harnessfs: repair %s: lock: %w", path, err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/tailproof/tailproof/adapters"
@@ -53,6 +54,9 @@ func (s *Sidecar) AppendLedger(ctx context.Context, id string, line []byte) erro
 	if err := regularOrMissing(s.fsys, s.Path()); err != nil {
 		return err
 	}
+	if err := regularOrMissing(s.fsys, s.Path()+".lock"); err != nil {
+		return err
+	}
 	return s.store.AppendLedger(ctx, id, line)
 }
 
@@ -76,7 +80,18 @@ func (s *Sidecar) OpenLedgerTail(ctx context.Context, id string, n int64) (io.Re
 // directory or anything else that is not a regular file.
 var ErrNotRegular = errors.New("not a regular file")
 
+// regularFile refuses anything but a regular file — on the real
+// filesystem a symbolic link too, whatever it points at: a link planted
+// beside a session file (a sidecar or lock linked to someone else's file)
+// must not be written through. (vfs.Rooted, from the "cli" work, confines
+// every path to its roots; until the CLI opens through it, this check
+// stands in for the session and sidecar paths.)
 func regularFile(fsys vfs.FS, path string) error {
+	if fsys == vfs.OS {
+		if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("harnessfs: %s: %w (a symbolic link)", path, ErrNotRegular)
+		}
+	}
 	st, err := fsys.Stat(path)
 	if err != nil {
 		return fmt.Errorf("harnessfs: %w", err)
