@@ -2,6 +2,7 @@ package tailproof_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -290,5 +291,31 @@ func TestReconcileTurnsWithAHugeLine(t *testing.T) {
 	}
 	if res.Damage != 1 || res.Unknown != 1 || len(res.Appended) != 1 || res.Appended[0].PromptID != "t1" {
 		t.Fatalf("%+v", res)
+	}
+}
+
+// The `turn` object status prints: the last turn of the crashed session,
+// decided once the writer is known to be gone.
+func TestSummaryJSON(t *testing.T) {
+	ctx := context.Background()
+	m, open := memSession(t, rollout, "testdata/turns/codex-crashed.jsonl")
+	side := harnessfs.NewSidecar(m, rollout)
+	tailproof.ReconcileTurns(ctx, open, side, tailproof.TurnReconcileOptions{Harness: codex.Harness(), Now: 5})
+	st, err := tailproof.TurnStatus(ctx, open, tailproof.TurnStatusOptions{Harness: codex.Harness(), WriterStopped: true, Ledger: side})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(tailproof.Summary(*st.Last, st.Stamp))
+	want := `{"id":"t2","verdict":"interrupted","because":"unfinished-work","vetoes":[],"harnessEnd":"none",` +
+		`"resend":[{"text":"delete b.go","line":12,"origin":"structural"}],"resendVetoes":[],` +
+		`"danglingCalls":[{"id":"c2","name":"shell","line":13,"ran":false}],` +
+		`"stamp":{"terminal":"interrupted","code":"daemon_lost","at":5}}`
+	if string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+	st, _ = tailproof.TurnStatus(ctx, open, tailproof.TurnStatusOptions{Harness: codex.Harness()})
+	b, _ = json.Marshal(tailproof.Summary(*st.Last, nil))
+	if !strings.Contains(string(b), `"verdict":"unknown"`) || !strings.Contains(string(b), `"guard":"turn-over"`) {
+		t.Fatalf("writer maybe live: %s", b)
 	}
 }
