@@ -63,13 +63,13 @@ func Decode(r io.Reader, c Codec, opts Options) iter.Seq2[Event, error] {
 			}
 			if line.TooLong {
 				if !yield(Event{}, &Error{Stream: c.Stream(), Pos: line.Pos, Kind: ErrLineTooLong,
-					Detail: sizeDetail(line.Size)}) {
+					Detail: sizeDetail(line.Size), Unterminated: !line.Terminated}) {
 					return
 				}
 				continue
 			}
 			if !line.Terminated && opts.RequireNewline {
-				bad.Hold(&Error{Stream: c.Stream(), Pos: line.Pos, Detail: "final fragment has no newline"})
+				bad.Hold(&Error{Stream: c.Stream(), Pos: line.Pos, Detail: "final fragment has no newline", Unterminated: true})
 				continue
 			}
 			var derr error
@@ -90,7 +90,7 @@ func Decode(r io.Reader, c Codec, opts Options) iter.Seq2[Event, error] {
 				if !line.Terminated {
 					detail = "final fragment has no newline: " + detail
 				}
-				bad.Hold(&Error{Stream: c.Stream(), Pos: line.Pos, Detail: detail, Cause: derr})
+				bad.Hold(&Error{Stream: c.Stream(), Pos: line.Pos, Detail: detail, Cause: derr, Unterminated: !line.Terminated})
 			}
 		}
 		emit(bad.End())

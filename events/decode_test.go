@@ -126,3 +126,33 @@ func FuzzLines(f *testing.F) {
 		}
 	})
 }
+
+// Only the framer knows whether a bad final line had its newline; the flag
+// lets a caller tell a fragment never written whole from a whole line that
+// does not decode, without reading Detail.
+func TestDecodeMarksUnterminatedSegments(t *testing.T) {
+	cases := []struct {
+		in   string
+		opts events.Options
+		want []bool // Unterminated of each error, in order
+	}{
+		{"{a}\n{b", events.Options{}, []bool{true}},
+		{"{a}\nxx\n", events.Options{}, []bool{false}},
+		{"{a}\nxx\n{b", events.Options{}, []bool{false, true}},
+		{"{a}\n{b}", events.Options{RequireNewline: true}, []bool{true}},
+		{"{a}\n" + strings.Repeat("x", 80), events.Options{MaxLineBytes: 16}, []bool{true}},
+		{"{a}\n" + strings.Repeat("x", 80) + "\n", events.Options{MaxLineBytes: 16}, []bool{false}},
+	}
+	for _, c := range cases {
+		var got []bool
+		for _, err := range events.Decode(strings.NewReader(c.in), glued{}, c.opts) {
+			var de *events.Error
+			if errors.As(err, &de) {
+				got = append(got, de.Unterminated)
+			}
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%q: Unterminated (-want +got):\n%s", c.in, diff)
+		}
+	}
+}

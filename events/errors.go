@@ -29,6 +29,11 @@ type Error struct {
 	Kind   error  // one of the sentinels above
 	Detail string // what was wrong with the line, for humans
 	Cause  error  // the codec's own error, if any
+	// Unterminated is set by the framer for the final segment of a stream
+	// that had no newline: the only bytes that can be a fragment never
+	// written whole. A final line that ends in a newline but does not decode
+	// was written whole (a splice, garbage) and may have held records.
+	Unterminated bool
 }
 
 func (e *Error) Error() string {

@@ -27,4 +27,11 @@
 // has no string type: spliced `}{` records, null-byte runs, truncated
 // records. Since 2.1.121 Claude Code skips such lines; before, it stopped
 // at the first one (#50347).
+//
+// One deliberate difference: Claude Code 2.1.328's loader skips the NUL
+// bytes at a line's start and parses the rest, so a record behind a NUL
+// run is one it reads. This codec refuses such a line: the NULs stand where
+// bytes that were written have been lost (a crashed append, #49876), and
+// whatever they held — an end record, a prompt — is missing evidence. The
+// turn around it is then unknown, never decided from what survived.
 package claude

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"iter"
-	"strings"
 
 	"github.com/tailproof/tailproof/events"
 )
@@ -40,7 +39,7 @@ type Harness struct {
 // not decode, and every bad line between it and the end; such a line was
 // written whole (a splice, garbage), and its bytes may have held records.
 func Unterminated(e *events.Error) bool {
-	return errors.Is(e, events.ErrTornTail) && strings.HasPrefix(e.Detail, "final fragment has no newline")
+	return errors.Is(e, events.ErrTornTail) && e.Unterminated
 }
 
 // Read streams the acts of the session file r. Lines that do not decode are
