@@ -38,6 +38,12 @@ import (
 //	g1 goal_turn_end call-1       goal_turn_end
 //	x1 turn_result p1 completed   turn_result for daemon prompt p1
 //	d1 bgdone [task-1]            system/background_task_completed (never stamped)
+//	y1 telemetry api_response 3   ui_telemetry whose uiEvent.prompt_id is turn 3's
+//	y1 telemetry tool_call cron call-1 [name]   (turn: N, cron, side or a literal id;
+//	                              see scenarioPromptID)
+//	f1 snapshot 3                 file_history_snapshot naming turn 3's prompt id
+//	o1 source scheduled_task [id] session_source
+//	b1 checkpoint a1 [u1]         branch_checkpoint (assistant a1, start exclusive u1)
 //	raw <json> / torn <text>
 //	options: @B+2000 (timestamp; default B+n*1000 for the n-th record), parent=x
 //	(default: the previous record), prov=real_user|system|none, daemon=p1, cwd=/x|none,
@@ -259,78 +265,7 @@ func (s *scenario) writeTranscript(t *testing.T, input string) string {
 		} else if prev != "" {
 			rec["parentUuid"] = prev
 		}
-		prov := ""
-		textPart := func(s string) map[string]any { return map[string]any{"text": s} }
-		switch kind {
-		case "user":
-			rec["type"], prov = "user", "real_user"
-			rec["message"] = map[string]any{"role": "user", "parts": []any{textPart(text)}}
-		case "assistant":
-			rec["type"], prov = "assistant", "assistant_output"
-			rec["message"] = map[string]any{"role": "model", "parts": []any{textPart(text)}}
-		case "fc":
-			rec["type"], prov = "assistant", "assistant_output"
-			fc := map[string]any{"name": "run_shell_command", "args": map[string]any{}}
-			if len(args) > 0 && args[0] != "-" {
-				fc["id"] = args[0]
-			}
-			if len(args) > 1 {
-				fc["name"] = args[1]
-			}
-			rec["message"] = map[string]any{"role": "model", "parts": []any{map[string]any{"functionCall": fc}}}
-		case "fr":
-			rec["type"], prov = "tool_result", "tool_result"
-			name := "run_shell_command"
-			if len(args) > 1 {
-				name = args[1]
-			}
-			rec["message"] = map[string]any{"role": "user", "parts": []any{map[string]any{"functionResponse": map[string]any{
-				"id": args[0], "name": name, "response": map[string]any{"output": "ok"}}}}}
-		case "notification":
-			rec["type"], rec["subtype"], prov = "user", "notification", "system"
-			if text == "" {
-				text = notificationText
-			}
-			rec["message"] = map[string]any{"role": "user", "parts": []any{textPart(text)}}
-		case "cron":
-			rec["type"], rec["subtype"], prov = "user", "cron", "system"
-			rec["message"] = map[string]any{"role": "user", "parts": []any{textPart(text)}}
-		case "compression":
-			rec["type"], rec["subtype"], prov = "system", "chat_compression", "system"
-			rec["systemPayload"] = map[string]any{
-				"info":              map[string]any{"originalTokenCount": 100, "newTokenCount": 50, "compressionStatus": 1},
-				"compressedHistory": []any{map[string]any{"role": "user", "parts": []any{textPart("summary")}}},
-			}
-		case "slash":
-			rec["type"], rec["subtype"], prov = "system", "slash_command", "system"
-			rec["systemPayload"] = map[string]any{"phase": "result", "rawCommand": args[0],
-				"outputHistoryItems": []any{map[string]any{"type": "assistant", "text": "Done."}}}
-		case "title":
-			rec["type"], rec["subtype"] = "system", "custom_title"
-			rec["systemPayload"] = map[string]any{"customTitle": text, "titleSource": "manual"}
-		case "bgdone":
-			// recordBackgroundTaskCompleted: the enqueue-time system record,
-			// its backgroundTurn stamp deleted.
-			rec["type"], rec["subtype"], prov = "system", "background_task_completed", "system"
-			task := "task-1"
-			if len(args) > 0 {
-				task = args[0]
-			}
-			rec["systemPayload"] = map[string]any{"displayText": "Agent \"explore\" completed.",
-				"backgroundTask": map[string]any{"taskId": task, "status": "completed", "kind": "agent"}}
-		case "goal_turn_end":
-			rec["type"], rec["subtype"], prov = "system", "goal_turn_end", "system"
-			rec["systemPayload"] = map[string]any{"toolCallId": args[0]}
-		case "turn_result":
-			rec["type"], rec["subtype"], prov = "system", "turn_result", "system"
-			p := map[string]any{"promptId": args[0], "state": args[1], "endedAt": ts}
-			if args[1] == "cancelled" {
-				p["cancelledAt"] = ts
-			}
-			rec["systemPayload"] = p
-		default:
-			t.Fatalf("unknown record kind %q", kind)
-		}
+		prov := scenarioRecord(t, rec, kind, text, args, ts)
 		if p, ok := opts["prov"]; ok {
 			prov = p
 		}
