@@ -67,6 +67,11 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return err
 		}
 		defer s.Close()
+		// Asked first so that a live writer leaves not even Repair's lock
+		// file behind; Repair asks again, under the lock, before it writes.
+		if err := s.WriterLive(ctx); err != nil {
+			return err
+		}
 		res, err := harnessfs.Repair(ctx, s.fsys, s.Path, s.Harness, harnessfs.RepairOptions{WriterLive: s.WriterLive})
 		switch {
 		case errors.Is(err, harnessfs.ErrRepairRefused):

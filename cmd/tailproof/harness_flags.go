@@ -307,7 +307,7 @@ func (h *harnessFlags) discover(th turn.Harness) (*harnessSession, error) {
 	case 0:
 		msg := fmt.Sprintf("no %s session %s under %s", h.name, h.session, where)
 		if len(l.Skipped) > 0 {
-			msg += fmt.Sprintf(" (%d links were not followed: %s)", len(l.Skipped), strings.Join(l.Skipped, ", "))
+			msg += " (not followed: " + strings.Join(l.Skipped, ", ") + ")"
 		}
 		return fail(cli.Inputf("%s", msg))
 	case 1:
