@@ -17,17 +17,18 @@ func Harness() turn.Harness {
 	return turn.Harness{Name: "dsh", Codec: Codec{}, Mapper: Mapper{}, Options: events.Options{RequireNewline: true}}
 }
 
-// Mapper maps dsh v1 events onto the vocabulary (the mapping follows dsh's
-// own turn enclosure, deepseek-dsh.md §2.4):
+// Mapper maps dsh v1 events onto the vocabulary (ADR 0018's table, checked
+// against dsh's own turn enclosure, deepseek-dsh.md §2.4, by
+// simulations' TestDSHTurnsAgreeWithEnclosure):
 //
 //	session header                 session
 //	turn/start                     turn-start (turn id = the turn number)
-//	turn/end                       turn-end: completed → completed; aborted,
-//	                               max-tokens, interrupted → interrupted (kind,
+//	turn/end                       turn-end: completed, max-tokens → completed;
+//	                               aborted, interrupted → interrupted (kind,
 //	                               or aborted's reason, as the reason); error
 //	                               → failed (its message); disposed → cancelled
 //	user/message                   prompt: source user → user, plugin →
-//	                               injected, agent → agent, else unknown
+//	                               hook, agent → agent, else unknown
 //	steering/message               the same, steered into the running turn
 //	context/message                prompt, injected
 //	assistant/chunk                output still streaming (finish chunks are
@@ -36,11 +37,13 @@ func Harness() turn.Harness {
 //	                               output: continue when it asked for a tool,
 //	                               else unclear (dsh records the finish reason
 //	                               only in the chunk before)
+//	tool/call                      note: the call's assistant/message block
+//	                               opened it (ADR 0018 lists tool-call; the
+//	                               fold would then count the call twice)
 //	tool/result                    tool-result (failed when isError)
 //	step/start, step/end, usage    note
 //	error                          error
-//	tool/call, unknown types       unknown (dsh's enclosure reads calls from
-//	                               assistant/message only)
+//	unknown types                  unknown
 type Mapper struct{}
 
 // Map implements turn.Mapper.
@@ -90,6 +93,10 @@ func (Mapper) Map(dst []turn.Act, ev events.Event) []turn.Act {
 			dst = append(dst, c)
 			a.Stop = turn.StopContinue
 		}
+	case *ToolCall:
+		// The call was opened by its assistant/message block; a second
+		// tool-call act under the same id would be folded as a second call.
+		a.Kind, a.Turn, a.Call, a.Name = turn.KindNote, turnID(p.Turn), p.CallID, p.Name
 	case *ToolResult:
 		a.Kind, a.Turn, a.Call, a.Failed = turn.KindToolResult, turnID(p.Turn), p.CallID, p.IsError
 	case *StepStart, *StepEnd, *UsageEvent:
@@ -112,7 +119,7 @@ func promptAct(a *turn.Act, content []Block, s Source) {
 	case "user":
 		a.Source = turn.SourceUser
 	case "plugin":
-		a.Source = turn.SourceInjected
+		a.Source = turn.SourceHook
 	case "agent":
 		a.Source = turn.SourceAgent
 	default:
@@ -146,7 +153,11 @@ func endOf(r Reason) (turn.End, string) {
 			return turn.EndInterrupted, "aborted: " + *r.Reason
 		}
 		return turn.EndInterrupted, "aborted"
-	case "max-tokens", "interrupted":
+	case "max-tokens":
+		// The turn ran to the model's output budget and dsh ended it: it
+		// ended, not cut (ADR 0018's table).
+		return turn.EndCompleted, r.Kind
+	case "interrupted":
 		return turn.EndInterrupted, r.Kind
 	}
 	return turn.EndUnstated, r.Kind
