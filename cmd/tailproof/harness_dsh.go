@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/tailproof/tailproof/adapters/dshlog"
+	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 	"github.com/tailproof/tailproof/events/dsh"
+	v0 "github.com/tailproof/tailproof/events/dsh/v0"
 	"github.com/tailproof/tailproof/events/turn"
 )
 
@@ -19,6 +23,34 @@ import (
 // to do for dsh (its log carries its own terminals; no writer model).
 
 func dshHarness() turn.Harness { return dsh.Harness() }
+
+// loadDSHV0 reads a dsh v0 log (zstd or raw, by its name) the way dsh's
+// load reads it (v0.Scan: frames, rows, the torn tail) into its logical
+// form — the header line, then one line per preserved event — which
+// v0.Harness decides over. The log is held in memory: v0 logs are read
+// whole by dsh's own load too.
+func (s *harnessSession) loadDSHV0() error {
+	f, err := vfs.OpenRegular(s.fsys, s.Path, os.O_RDONLY, 0)
+	if err != nil {
+		return cli.WithCode(cli.Input, fmt.Errorf("--file %s: %w", s.Path, err))
+	}
+	defer f.Close()
+	enc := v0.Raw
+	if filepath.Base(s.Path) == dshlog.V0ZstdName {
+		enc = v0.Zstd
+	}
+	var lines []byte
+	res, err := v0.Scan(f, enc, v0.Options{}, func(r v0.Record) error {
+		lines = append(r.AppendJSON(lines), '\n')
+		return nil
+	})
+	if err != nil {
+		return cli.WithCode(cli.Input, fmt.Errorf("--file %s is an unloadable dsh v0 log: %w", s.Path, err))
+	}
+	s.logical = append(append(v0.AppendHeader(nil, res.Header), '\n'), lines...)
+	s.Harness = v0.Harness()
+	return nil
+}
 
 // isDSHV0Name tells the published v0 layout's fixed file names.
 func isDSHV0Name(base string) bool { return base == dshlog.V0ZstdName || base == dshlog.V0RawName }

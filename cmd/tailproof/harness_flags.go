@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -123,12 +124,19 @@ type harnessSession struct {
 	// Skipped lists the links discovery did not follow.
 	Skipped []string
 	fsys    *vfs.Rooted
+	// logical is a dsh v0 log's logical form (harness_dsh.go), nil for
+	// every other session.
+	logical []byte
 }
 
 func (s *harnessSession) Close() error { return s.fsys.Close() }
 
-// Open reads the session file from its first byte.
+// Open reads the session file from its first byte (a dsh v0 log: its
+// logical form).
 func (s *harnessSession) Open(context.Context) (io.ReadCloser, error) {
+	if s.logical != nil {
+		return io.NopCloser(bytes.NewReader(s.logical)), nil
+	}
 	f, err := vfs.OpenRegular(s.fsys, s.Path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
@@ -195,9 +203,6 @@ func openHarnessFile(name string, th turn.Harness, file string) (*harnessSession
 	if err != nil {
 		return nil, cli.WithCode(cli.Input, fmt.Errorf("--file %s: %w", file, err))
 	}
-	if name == harnessDSH && isDSHV0Name(filepath.Base(abs)) {
-		return nil, cli.Inputf("--file %s is a dsh v0 log: v0 is not mapped onto turns yet; `tailproof replay --dsh %s` and `tailproof repair --harness dsh --file %s` read it", file, file, file)
-	}
 	roots := []string{abs}
 	if name == harnessClaude {
 		// A transcript in Claude Code's layout: its pid files, read by the
@@ -218,7 +223,14 @@ func openHarnessFile(name string, th turn.Harness, file string) (*harnessSession
 		fsys.Close()
 		return nil, relabel(err, abs, file)
 	}
-	return &harnessSession{Name: name, Harness: th, Path: abs, fsys: fsys}, nil
+	s := &harnessSession{Name: name, Harness: th, Path: abs, fsys: fsys}
+	if name == harnessDSH && isDSHV0Name(filepath.Base(abs)) {
+		if err := s.loadDSHV0(); err != nil {
+			fsys.Close()
+			return nil, relabel(err, abs, file)
+		}
+	}
+	return s, nil
 }
 
 // relabel puts the path the user typed back into a message about its

@@ -28,6 +28,9 @@ import (
 //	$D/h/glued.jsonl         the same, that last line glued to a torn record
 //	$D/h/claude-out.jsonl    a link to $OUT's Claude transcript
 //	$D/h/fifo.jsonl          a FIFO
+//	$D/dsh-v0/--home-me-proj--/sess-01/session.jsonl.zstd  the bundled dsh v0 log;
+//	                         sess-02 its first half (a torn frame); sess-03 a raw
+//	                         session.jsonl whose header is not one
 //	$S/huge-codex.jsonl      a Codex session with a line over the 64 MiB limit
 const (
 	codexID    = "0199c0de-0000-7000-8000-000000000001"
@@ -84,6 +87,10 @@ func (h *hostileTree) harnessFixtures(t *testing.T) {
 	write(filepath.Join(h.d, "h", "glued.jsonl"), append(append([]byte{}, cut...), `{"timestamp":"2026-11-30T09:09:00.000Z","type":"event_msg","payl`...))
 	link(filepath.Join(h.out, claudeOut+".jsonl"), filepath.Join(h.d, "h", "claude-out.jsonl"))
 	fifo(filepath.Join(h.d, "h", "fifo.jsonl"))
+	z := read("../../examples/dsh/v0/--home-me-proj--/sess-01/session.jsonl.zstd")
+	write(filepath.Join(h.d, "dsh-v0", "--home-me-proj--", "sess-01", "session.jsonl.zstd"), z)
+	write(filepath.Join(h.d, "dsh-v0", "--home-me-proj--", "sess-02", "session.jsonl.zstd"), z[:len(z)/2])
+	write(filepath.Join(h.d, "dsh-v0", "--home-me-proj--", "sess-03", "session.jsonl"), []byte("not a v0 header\n"))
 	huge := filepath.Join(h.s, "huge-codex.jsonl")
 	if _, err := os.Stat(huge); err != nil {
 		b := append(append([]byte{}, whole...), bytes.Repeat([]byte("x"), events.DefaultMaxLineBytes+1)...)

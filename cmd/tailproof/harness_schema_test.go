@@ -45,6 +45,7 @@ func TestHarnessSchemas(t *testing.T) {
 		{"harness-replay", []string{"replay", "--harness", "claude", "--file", claudeFile, "--json"}},
 		{"harness-replay", []string{"replay", "--harness", "codex", "--file", codexFile, "--json", "--writer-stopped"}},
 		{"harness-replay", []string{"replay", "--harness", "dsh", "--file", dshFile, "--json"}},
+		{"harness-status", []string{"status", "--harness", "dsh", "--file", "../../examples/dsh/v0/--home-me-proj--/sess-01/session.jsonl.zstd", "--json"}},
 		{"harness-reconcile", []string{"reconcile", "--harness", "codex", "--file", codexFile, "--json", "--trace", "--now", "1796029200000"}},
 		{"harness-reconcile", []string{"reconcile", "--harness", "claude", "--file", claudeFile, "--json", "--dry-run", "--now", "1796029200000"}},
 		// With the sidecar written, status carries the stamp.
