@@ -46,6 +46,10 @@ type Listing struct {
 	Skipped  []string
 }
 
+// CheckID refuses a session id that is not a plain id (ErrInvalidID), as
+// every lookup here does before the id reaches a path.
+func CheckID(id string) error { return validID(id) }
+
 func validID(id string) error {
 	if id == "" || len(id) > 128 {
 		return fmt.Errorf("harnessfs: %w: %q", ErrInvalidID, id)

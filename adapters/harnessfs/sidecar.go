@@ -60,6 +60,22 @@ func (s *Sidecar) AppendLedger(ctx context.Context, id string, line []byte) erro
 	return s.store.AppendLedger(ctx, id, line)
 }
 
+// AppendLedgerLines appends several terminal lines in one durable write:
+// all of them or — when the write fails and is rolled back (the error wraps
+// jsonl.ErrNotAppended) — none (jsonl.FilesStore.AppendLedgerLines).
+func (s *Sidecar) AppendLedgerLines(ctx context.Context, lines [][]byte) error {
+	if err := regularFile(s.fsys, s.session); err != nil {
+		return err
+	}
+	if err := regularOrMissing(s.fsys, s.Path()); err != nil {
+		return err
+	}
+	if err := regularOrMissing(s.fsys, s.Path()+".lock"); err != nil {
+		return err
+	}
+	return s.store.AppendLedgerLines(ctx, lines)
+}
+
 // OpenLedger streams the sidecar; a missing sidecar reads as empty.
 func (s *Sidecar) OpenLedger(ctx context.Context, id string) (io.ReadCloser, error) {
 	if err := regularOrMissing(s.fsys, s.Path()); err != nil {

@@ -22,6 +22,11 @@ func init() {
 }
 
 func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if code, rest, done := routeHarness(ctx, args, stdout, stderr, runHarnessReconcile); done {
+		return code
+	} else {
+		args = rest
+	}
 	return cli.Main(stderr, "reconcile", func() error {
 		fs := cli.NewFlagSet("reconcile",
 			"usage: tailproof reconcile (--ledger FILE --transcript FILE | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--dry-run] [--now MS] [--json] [--trace] [--reference]")

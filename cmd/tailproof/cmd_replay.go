@@ -37,6 +37,11 @@ const replayUsage = "usage: tailproof replay (--ledger FILE --transcript FILE | 
 	"                        [--at N | --crash-at N|all] [--json] [--html FILE] [--reference] [--now MS]"
 
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if code, rest, done := routeHarness(ctx, args, stdout, stderr, runHarnessReplay); done {
+		return code
+	} else {
+		args = rest
+	}
 	return cli.Main(stderr, "replay", func() error { return replay(ctx, args, stdout, stderr) })
 }
 

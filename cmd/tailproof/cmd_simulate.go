@@ -36,6 +36,11 @@ type simulateOutput struct {
 }
 
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if code, rest, done := routeHarness(ctx, args, stdout, stderr, runHarnessSimulate); done {
+		return code
+	} else {
+		args = rest
+	}
 	return cli.Main(stderr, "simulate", func() error { return simulate(ctx, args, stdout, stderr) })
 }
 

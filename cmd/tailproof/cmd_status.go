@@ -164,6 +164,11 @@ func toStatusJSON(st tailproof.RecoveryStatus) statusJSON {
 }
 
 func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if code, rest, done := routeHarness(ctx, args, stdout, stderr, runHarnessStatus); done {
+		return code
+	} else {
+		args = rest
+	}
 	return cli.Main(stderr, "status", func() error {
 		fs := cli.NewFlagSet("status",
 			"usage: tailproof status (--transcript FILE [--ledger FILE] | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--owner CLASS:TURN]... [--json] [--trace] [--reference] [--allow-auto-continue]")

@@ -197,6 +197,7 @@ func (h *hostileTree) reset(t *testing.T) {
 	outLayout := jsonl.NewQwenLayout(h.qwenOut, "/w")
 	link(h.out, outLayout.ChatsDir(jsonl.Active))
 	link(filepath.Join(h.out, "victim.ledger.jsonl"), filepath.Join(h.out, sessA+".ledger.jsonl"))
+	h.harnessFixtures(t) // harness_hostile_test.go
 }
 
 func (h *hostileTree) expand(s string) string {

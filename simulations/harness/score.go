@@ -43,7 +43,10 @@ type Tally struct {
 	Restamped        int `json:"restamped"`
 	ReconcileCrashed int `json:"reconcileCrashed"`
 	// Repair: files cut, terminated, refused; verdicts a repair changed.
-	RepairCut, RepairTerminated, RepairRefused, RepairChanged int
+	RepairCut        int `json:"repairCut"`
+	RepairTerminated int `json:"repairTerminated"`
+	RepairRefused    int `json:"repairRefused"`
+	RepairChanged    int `json:"repairChanged"`
 }
 
 func (t *Tally) add(o Tally) {

@@ -32,7 +32,8 @@ const (
 	// and the message says which), an output file, stdout.
 	Write = 4
 	// Unavailable: something the command needs from outside is not there:
-	// node or Qwen Code's package (conformance), a NATS server.
+	// node or Qwen Code's package (conformance), a NATS server — or not
+	// yet: a harness session whose writer may still be running (ADR 0028).
 	Unavailable = 5
 	// Internal: a bug in tailproof (a panic among them); please report it.
 	Internal = 70
@@ -52,7 +53,7 @@ var Codes = []struct {
 	{Usage, "a wrong flag, flag value or argument, or a hostile session id; nothing was read"},
 	{Input, "a named input is missing, not a regular file, behind a symlink out of its directory, unreadable or unusable (no such session)"},
 	{Write, "a write failed: a ledger append (rolled back when possible), an output file, stdout"},
-	{Unavailable, "a program or service the command needs is missing: node, Qwen Code's package, a NATS server"},
+	{Unavailable, "a program or service the command needs is missing (node, Qwen Code's package, a NATS server), or the session's writer may still be running (Claude Code's pid files); nothing was written"},
 	{Internal, "a bug in tailproof"},
 	{Interrupted, "interrupted (SIGINT)"},
 }

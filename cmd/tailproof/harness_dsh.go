@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/tailproof/tailproof/adapters/dshlog"
+	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
+	"github.com/tailproof/tailproof/events/dsh"
+	v0 "github.com/tailproof/tailproof/events/dsh/v0"
+	"github.com/tailproof/tailproof/events/turn"
+)
+
+// dsh under the harness contract (ADR 0028): status and replay read a v1
+// log through events/dsh's mapper onto the vocabulary; repair is dsh's own
+// load repair (`tailproof dsh recover`); reconcile and simulate have nothing
+// to do for dsh (its log carries its own terminals; no writer model).
+
+func dshHarness() turn.Harness { return dsh.Harness() }
+
+// loadDSHV0 reads a dsh v0 log (zstd or raw, by its name) the way dsh's
+// load reads it (v0.Scan: frames, rows, the torn tail) into its logical
+// form — the header line, then one line per preserved event — which
+// v0.Harness decides over. The log is held in memory: v0 logs are read
+// whole by dsh's own load too.
+func (s *harnessSession) loadDSHV0() error {
+	f, err := vfs.OpenRegular(s.fsys, s.Path, os.O_RDONLY, 0)
+	if err != nil {
+		return cli.WithCode(cli.Input, fmt.Errorf("--file %s: %w", s.Path, err))
+	}
+	defer f.Close()
+	enc := v0.Raw
+	if filepath.Base(s.Path) == dshlog.V0ZstdName {
+		enc = v0.Zstd
+	}
+	var lines []byte
+	res, err := v0.Scan(f, enc, v0.Options{}, func(r v0.Record) error {
+		lines = append(r.AppendJSON(lines), '\n')
+		return nil
+	})
+	if err != nil {
+		return cli.WithCode(cli.Input, fmt.Errorf("--file %s is an unloadable dsh v0 log: %w", s.Path, err))
+	}
+	s.logical = append(append(v0.AppendHeader(nil, res.Header), '\n'), lines...)
+	s.Harness = v0.Harness()
+	return nil
+}
+
+// isDSHV0Name tells the published v0 layout's fixed file names.
+func isDSHV0Name(base string) bool { return base == dshlog.V0ZstdName || base == dshlog.V0RawName }
+
+// runDSHRepair is `repair --harness dsh --file PATH [--json]`: the flags
+// checked here, the work done by `dsh recover`.
+func runDSHRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var file string
+	var asJSON bool
+	code := cli.Main(stderr, "repair", func() error {
+		fs := cli.NewFlagSet("repair", "usage: tailproof repair --harness dsh --file PATH [--json]")
+		var hf harnessFlags
+		hf.register(fs)
+		j := fs.Bool("json", false, "print one JSON object (dsh recover's report)")
+		if err := fs.Parse(args, stdout); err != nil {
+			return err
+		}
+		if hf.session != "" || hf.cwd != "" || hf.home != "" {
+			return cli.Usagef("repair --harness dsh takes --file PATH (the dsh log), not --session/--cwd/--home")
+		}
+		if hf.file == "" {
+			return cli.Usagef("--file PATH is required (the dsh log)")
+		}
+		// The file policy's message under this command's name; dsh recover
+		// checks it again (its root is wider for a v0 log).
+		fsys, err := cli.Within(hf.file)
+		if err != nil {
+			return err
+		}
+		defer fsys.Close()
+		if err := cli.CheckNamed(fsys, "--file", hf.file); err != nil {
+			return err
+		}
+		file, asJSON = hf.file, *j
+		return nil
+	})
+	if code != cli.OK || file == "" {
+		return code
+	}
+	if !asJSON {
+		return runDSHRecover(ctx, []string{"--file", file}, stdout, stderr)
+	}
+	// The JSON form is dsh recover's report under the harness envelope
+	// (docs/schemas/harness-repair-dsh.schema.json).
+	var buf bytes.Buffer
+	code = runDSHRecover(ctx, []string{"--file", file, "--json"}, &buf, stderr)
+	out := harnessDSHRepairJSON{SchemaVersion: schemaVersion, Harness: harnessDSH, File: file}
+	if buf.Len() == 0 {
+		return code
+	}
+	if err := json.Unmarshal(buf.Bytes(), &out.dshRecoverReport); err != nil {
+		fmt.Fprintf(stderr, "tailproof repair: internal error: dsh recover's report does not read back: %v\n", err)
+		return cli.Internal
+	}
+	w := &cli.Printer{W: stdout}
+	w.JSON(out)
+	if err := w.Err(); err != nil && code == cli.OK {
+		fmt.Fprintf(stderr, "tailproof repair: %v\n", err)
+		return cli.Write
+	}
+	return code
+}
+
+// harnessDSHRepairJSON is `repair --harness dsh --json`: dsh recover's
+// report (its keys after the envelope's).
+type harnessDSHRepairJSON struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Harness       string `json:"harness"`
+	File          string `json:"file"`
+	dshRecoverReport
+}
