@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -196,9 +195,7 @@ func (r *replayWriter) encode(v any) {
 	if r.err != nil {
 		return
 	}
-	enc := json.NewEncoder(r.w)
-	enc.SetEscapeHTML(false)
-	r.err = enc.Encode(v)
+	r.err = cli.WriteDoc(r.w, v, false)
 }
 
 func (r *replayWriter) step(s step, total int) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -98,10 +97,8 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *digest {
 		rep.Digest.Write(stdout, *seed, rep.Scenarios)
 	} else if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return cli.WithCode(cli.Write, err)
+		if err := cli.WriteDoc(stdout, out, true); err != nil {
+			return err
 		}
 	} else {
 		printSimulation(stdout, out, *reference)

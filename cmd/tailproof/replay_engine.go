@@ -307,7 +307,7 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 	if err != nil {
 		out.Error = err.Error()
 	}
-	out.Dangling = res.Dangling
+	out.Dangling = append(out.Dangling, res.Dangling...) // [] when none, never null
 	out.Verdict, out.State = string(tailproof.VerdictNone), string(reconcile.None)
 	if len(res.Decisions) == 0 && err != nil {
 		out.Verdict, out.State = string(tailproof.VerdictUnknown), ""

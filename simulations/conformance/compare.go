@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -216,7 +217,11 @@ func Compare(ctx context.Context, scratch string, s Scenario, js JSResult) *Outc
 			jsLine = string(o.Ref.Line)
 		}
 	}
-	o.DefAgrees = o.DefErr == nil && normalizeAt(defAdded) == normalizeAt(jsLine)
+	// A clock the façade refused (a terminal before its own prompt's
+	// admission) appended nothing: that is an answer to compare, not a
+	// failure.
+	clockRefused := errors.Is(o.DefErr, tailproof.ErrInvalidClock)
+	o.DefAgrees = (o.DefErr == nil || clockRefused) && normalizeAt(defAdded) == normalizeAt(jsLine)
 	if !o.DefAgrees {
 		o.Category, o.Why = classify(o)
 	}
@@ -250,6 +255,9 @@ var identitySkipped = []string{"dispatch-marker", "temporal", "predecessor-fence
 // that fits none stays unclassified and fails the run.
 func classify(o *Outcome) (string, string) {
 	ref, def := o.Ref, o.Def
+	if errors.Is(o.DefErr, tailproof.ErrInvalidClock) {
+		return CatClockMonotonic, "the default mode refused to stamp a terminal before its prompt's admission: " + o.DefErr.Error()
+	}
 	if o.DefErr != nil {
 		return "", "default mode failed: " + o.DefErr.Error()
 	}
