@@ -23,7 +23,7 @@ import (
 	"github.com/tailproof/tailproof/adapters/natsjs"
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
-	"github.com/tailproof/tailproof/simulations/load"
+	"github.com/tailproof/tailproof/service"
 )
 
 func init() {
@@ -163,7 +163,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 }
 
 func serveInProcess(ctx context.Context, store *jsonl.QwenStore, opts tailproof.Options, sessions <-chan string, print func([]byte), stderr io.Writer) error {
-	svc, err := bus.NewService(bus.ServiceConfig{Decide: load.Decider(store, opts)})
+	svc, err := bus.NewService(bus.ServiceConfig{Decide: service.Decider(store, opts)})
 	if err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ func serveNATS(ctx context.Context, url, name string, topo natsjs.Topology, stor
 		return err
 	}
 	defer nc.Close()
-	w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{Name: name, Conn: nc, Topology: topo, Store: store, Decide: load.LeaseDecider(opts)})
+	w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{Name: name, Conn: nc, Topology: topo, Store: store, Decide: service.LeaseDecider(opts)})
 	if err != nil {
 		return err
 	}
