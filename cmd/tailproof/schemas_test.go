@@ -251,8 +251,12 @@ func TestSchemas(t *testing.T) {
 		s.lines("result.schema.json", "serve", out.Bytes())
 	})
 	t.Run("simulate", func(t *testing.T) {
-		for _, args := range [][]string{{"--runs", "40"}, {"--runs", "40", "--seed", "3", "--ambiguity"}} {
-			s.check("simulate.schema.json", "simulate "+strings.Join(args, " "), runJSON(t, cli.OK, append([]string{"simulate", "--json", "--workers", "1"}, args...)...))
+		for _, args := range [][]string{{"--runs", "40"}, {"--runs", "40", "--seed", "3", "--ambiguity"}, {"--runs", "1", "--scenario", "5", "--trace"}} {
+			out := runJSON(t, cli.OK, append([]string{"simulate", "--json", "--workers", "1"}, args...)...)
+			s.check("simulate.schema.json", "simulate "+strings.Join(args, " "), out)
+			if slices.Contains(args, "--trace") && !bytes.Contains(out, []byte(`"trace": [`)) {
+				t.Errorf("simulate --json --trace dropped the trace: %s", clip(out))
+			}
 		}
 	})
 	conformanceSkipped := false
