@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 	"github.com/tailproof/tailproof/events"
 )
@@ -117,6 +118,11 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if w.err != nil {
 		return cli.WithCode(cli.Write, w.err)
+	}
+	// A --now the decision refused (before its prompt's admission) is the
+	// usage error it is in reconcile, once the replay is printed.
+	if f.now != 0 && errors.Is(out.err, tailproof.ErrInvalidClock) {
+		return cli.Clock(out.err, "--now", true)
 	}
 	return nil
 }
