@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -100,6 +101,59 @@ func TestForbidsMatchesPathsAndSubtrees(t *testing.T) {
 	} {
 		if got := forbids(p, roots); got != want {
 			t.Errorf("forbids(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// simulatorFrontEnds are the only production files outside simulations/
+// allowed to import it: the two commands that run the simulator.
+var simulatorFrontEnds = map[string]bool{
+	"cmd/tailproof/cmd_simulate.go":    true,
+	"cmd/tailproof/cmd_conformance.go": true,
+}
+
+// Production code does not import simulations/ (issue #14): the recovery
+// service's wiring is package service, the load generator
+// cmd/tailproof/internal/loadgen. (Tests may import anything.)
+func TestNoProductionImportOfSimulations(t *testing.T) {
+	fset := token.NewFileSet()
+	sim := module + "/simulations"
+	checked := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch {
+			case path == "simulations", d.Name() == "testdata", d.Name() == "node_modules", strings.HasPrefix(d.Name(), ".") && path != ".":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || simulatorFrontEnds[filepath.ToSlash(path)] {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); forbids(p, []string{sim}) {
+				t.Errorf("%s imports %s: production code does not depend on the simulator (the service's wiring is package service)", path, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 50 {
+		t.Fatalf("checked only %d files: the walk missed the tree", checked)
+	}
+	for f := range simulatorFrontEnds {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("allowed front end %s: %v (update simulatorFrontEnds)", f, err)
 		}
 	}
 }

@@ -125,7 +125,8 @@ func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts
 		in.Workspace = ws.Workspace()
 	}
 	core := reconcile.New(in)
-	if err := feedLedger(ctx, store, sessionID, core); err != nil {
+	admitted := admissions{}
+	if err := feedLedger(ctx, store, sessionID, core, admitted.add); err != nil {
 		return res, fmt.Errorf("tailproof: %w", err)
 	}
 	res.Dangling = core.Dangling()
@@ -138,7 +139,7 @@ func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts
 	}
 	res.Decisions = rd.Decisions
 	res.Trace = append(res.Trace, rd.Trace...)
-	err := appendTerminals(ctx, store, sessionID, opts, res.Decisions)
+	err := appendTerminals(ctx, store, sessionID, opts, admitted, res.Decisions)
 	for _, d := range res.Decisions {
 		res.Trace = append(res.Trace, d.Trace...)
 	}
@@ -146,15 +147,20 @@ func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts
 }
 
 // feedLedger reads the ledger once into the core, counting its bytes for
-// the fence. Its error is classified ErrUnreadableLedger and keeps its cause.
-func feedLedger(ctx context.Context, store adapters.LedgerStore, sid string, core *reconcile.Core) error {
+// the fence, and hands each record to also (when set). Its error is
+// classified ErrUnreadableLedger and keeps its cause.
+func feedLedger(ctx context.Context, store adapters.LedgerStore, sid string, core *reconcile.Core, also func(ledger.Record)) error {
 	rc, err := store.OpenLedger(ctx, sid)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUnreadableLedger, err)
 	}
 	defer rc.Close()
 	var size byteCount
-	n, dropped, err := ledger.ReadEach(io.TeeReader(rc, &size), false, core.AddLedger)
+	add := core.AddLedger
+	if also != nil {
+		add = func(r ledger.Record) { core.AddLedger(r); also(r) }
+	}
+	n, dropped, err := ledger.ReadEach(io.TeeReader(rc, &size), false, add)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUnreadableLedger, err)
 	}
@@ -218,18 +224,31 @@ func ledgerSize(ctx context.Context, store adapters.LedgerStore, sid string) (in
 }
 
 // appendTerminals stamps the clock once and appends each proven terminal in
-// admission order (with DryRun: records what would be appended). It stops
-// at the first failed append; that decision's Appended is cleared.
-func appendTerminals(ctx context.Context, store adapters.LedgerStore, sid string, opts Options, ds []Decision) error {
+// admission order (with DryRun: records what would be appended). The clock
+// is checked against every terminal first (ErrInvalidClock: nothing is
+// appended, every Appended cleared). It stops at the first failed append;
+// that decision's Appended, and every later one's, is cleared.
+func appendTerminals(ctx context.Context, store adapters.LedgerStore, sid string, opts Options, admitted admissions, ds []Decision) error {
 	stamped := false
 	var now int64
 	for i := range ds {
-		d := &ds[i]
-		if d.Appended == nil {
+		if ds[i].Appended == nil {
 			continue
 		}
 		if !stamped {
 			now, stamped = opts.Now(), true
+		}
+		if err := admitted.checkClock(now, ds[i].Target); err != nil {
+			for j := range ds {
+				ds[j].Appended, ds[j].Line = nil, nil
+			}
+			return err
+		}
+	}
+	for i := range ds {
+		d := &ds[i]
+		if d.Appended == nil {
+			continue
 		}
 		rec := *d.Appended
 		rec.At = now

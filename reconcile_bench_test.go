@@ -37,7 +37,7 @@ func BenchmarkReconcileSmall(b *testing.B) {
 			name = "reference"
 		}
 		b.Run(name, func(b *testing.B) {
-			opts := tailproof.Options{DryRun: true, Reference: ref, Now: func() int64 { return 1767225600000 }}
+			opts := tailproof.Options{DryRun: true, Reference: ref, Now: func() int64 { return 1900000000000 }} // after the example's admissions
 			b.ReportAllocs()
 			for b.Loop() {
 				d, err := tailproof.Reconcile(ctx, st, sid, opts)

@@ -68,7 +68,7 @@ func TestUnreadableLedgerAppendsNothing(t *testing.T) {
 	seed(t, s, string(ledger.Encode(ledger.InFlight("p1", 1, "")))+"\n", transcript)
 	lp, _ := s.Layout().LedgerPath(sid, jsonl.Active)
 	s.Mem().Inject(memory.Fault{Op: memory.OpRead, Path: lp})
-	d, err := tailproof.Reconcile(context.Background(), s, sid, tailproof.Options{Now: func() int64 { return 9 }})
+	d, err := tailproof.Reconcile(context.Background(), s, sid, tailproof.Options{Now: func() int64 { return 1900000000000 }})
 	if !errors.Is(err, tailproof.ErrUnreadableLedger) {
 		t.Fatalf("err = %v, want ErrUnreadableLedger", err)
 	}
@@ -88,7 +88,7 @@ func TestFailedAppendIsAnError(t *testing.T) {
 	seed(t, s, string(ledger.Encode(ledger.InFlight("p1", 1, "")))+"\n", transcript)
 	lp, _ := s.Layout().LedgerPath(sid, jsonl.Active)
 	s.Mem().Inject(memory.Fault{Op: memory.OpSync, Path: lp})
-	d, err := tailproof.Reconcile(context.Background(), s, sid, tailproof.Options{Now: func() int64 { return 9 }})
+	d, err := tailproof.Reconcile(context.Background(), s, sid, tailproof.Options{Now: func() int64 { return 1900000000000 }})
 	if err == nil || len(d.Decisions) != 1 || d.Decisions[0].Appended != nil {
 		t.Fatalf("err=%v decisions=%+v", err, d.Decisions)
 	}
@@ -107,7 +107,7 @@ func TestSameEvidenceSameDecision(t *testing.T) {
 	for range 3 {
 		s := memory.NewQwenStore()
 		seed(t, s, string(ledger.Encode(ledger.InFlight("p1", 1, "")))+"\n", transcript)
-		d, err := tailproof.Reconcile(context.Background(), s, sid, tailproof.Options{Now: func() int64 { return 7 }, DryRun: true})
+		d, err := tailproof.Reconcile(context.Background(), s, sid, tailproof.Options{Now: func() int64 { return 1900000000000 }, DryRun: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func (f failingLedger) OpenLedger(context.Context, string) (io.ReadCloser, error
 func TestUnreadableLedgerKeepsCause(t *testing.T) {
 	for _, cause := range []error{context.Canceled, fs.ErrPermission} {
 		s := failingLedger{memory.NewQwenStore(), fmt.Errorf("store: open: %w", cause)}
-		_, err := tailproof.Reconcile(context.Background(), s, sid, tailproof.Options{Now: func() int64 { return 9 }})
+		_, err := tailproof.Reconcile(context.Background(), s, sid, tailproof.Options{Now: func() int64 { return 1900000000000 }})
 		if !errors.Is(err, tailproof.ErrUnreadableLedger) || !errors.Is(err, cause) {
 			t.Errorf("err = %v: want both ErrUnreadableLedger and %v", err, cause)
 		}
@@ -175,7 +175,7 @@ func TestReadsPerReconciliation(t *testing.T) {
 			l.WriteByte('\n')
 		}
 		seed(t, s.QwenStore, l.String(), transcript)
-		res, err := tailproof.Reconcile(context.Background(), s, sid, tailproof.Options{Now: func() int64 { return 9 }, DryRun: true})
+		res, err := tailproof.Reconcile(context.Background(), s, sid, tailproof.Options{Now: func() int64 { return 1900000000000 }, DryRun: true})
 		if err != nil {
 			t.Fatal(err)
 		}

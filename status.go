@@ -85,7 +85,7 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 
 	core := reconcile.New(reconcile.Input{Rules: rules})
 	if opts.Ledger != nil {
-		if err := feedLedger(ctx, opts.Ledger, sessionID, core); err != nil {
+		if err := feedLedger(ctx, opts.Ledger, sessionID, core, nil); err != nil {
 			return fail(fmt.Errorf("tailproof: status%s: %w", sessionLabel(sessionID), err))
 		}
 		in.Dangling = core.Dangling()

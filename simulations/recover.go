@@ -2,6 +2,7 @@ package simulations
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
 	"github.com/tailproof/tailproof"
@@ -41,6 +42,14 @@ func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string
 	opts := tailproof.Options{Now: func() int64 { return d.clock }, Reference: reference}
 	for i := 0; i < len(d.prompts)+1; i++ {
 		res, err := tailproof.Reconcile(d.ctx, store, d.sid, opts)
+		if errors.Is(err, tailproof.ErrInvalidClock) {
+			// The restarted daemon's clock stepped back behind a prompt's
+			// admission: the façade refuses to stamp a terminal before its
+			// prompt, and nothing is appended — unknown until the clock
+			// catches up.
+			d.tracef("reconcile (reference=%v): %v", reference, err)
+			return out, unknownWhy{first: "invalid-clock", byPrompt: map[string]string{}}, nil
+		}
 		if err != nil {
 			return out, unknownWhy{}, fmt.Errorf("reconcile (reference=%v): %w", reference, err)
 		}

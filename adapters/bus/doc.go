@@ -37,7 +37,7 @@
 // watermill Router whose handler, on each session-load event
 // (NewLoadMessage), runs its Decider and publishes the decision. This
 // package does not know the decision core: the Decider that runs
-// tailproof.Reconcile is wired above it (simulations/load.Decider, used by
+// tailproof.Reconcile is wired above it (service.Decider, used by
 // `tailproof serve`). Middleware, outermost first: PoisonQueue → Retry → Recoverer, so
 // a panic becomes an error, is retried with backoff, then parked on
 // TopicPoison and acked. An error wrapping ErrRequeue skips the poison queue

@@ -17,7 +17,7 @@ import (
 	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/events/ledger"
-	"github.com/tailproof/tailproof/simulations/load"
+	"github.com/tailproof/tailproof/service"
 )
 
 type running struct {
@@ -80,7 +80,7 @@ func TestServiceEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := start(t, bus.ServiceConfig{
-		Decide: load.Decider(store, tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }}),
+		Decide: service.Decider(store, tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }}),
 	})
 	decisions := subscribe(t, r.svc.Subscriber(), bus.TopicDecision)
 	terminals := subscribe(t, r.svc.Subscriber(), bus.TopicTerminal)

@@ -19,7 +19,7 @@ import (
 	"github.com/tailproof/tailproof/adapters/natsjs"
 	"github.com/tailproof/tailproof/adapters/natsjs/natstest"
 	"github.com/tailproof/tailproof/events/ledger"
-	"github.com/tailproof/tailproof/simulations/load"
+	"github.com/tailproof/tailproof/service"
 )
 
 // slowStore stretches each decision a little so the node kill lands while
@@ -146,7 +146,7 @@ func TestClusterNodeKilledMidRun(t *testing.T) {
 		w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{
 			Name: fmt.Sprintf("worker-%d", i), Conn: dial(i), Topology: topo,
 			Store: slowStore{shared}, AckWait: 3 * time.Second,
-			Decide: load.LeaseDecider(tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }}),
+			Decide: service.LeaseDecider(tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }}),
 		})
 		if err != nil {
 			t.Fatal(err)

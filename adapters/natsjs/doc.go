@@ -13,7 +13,7 @@
 // session's lease (Leases.Acquire: a KV create, so only one holder; the
 // bucket TTL expires the record of a worker that died) and runs its Decider
 // (WorkerConfig.Decide: in production tailproof.Reconcile, wired above the
-// transport by simulations/load.LeaseDecider) with two checks that it still
+// transport by service.LeaseDecider) with two checks that it still
 // holds it:
 //
 //   - Lease.Guard joins the decision's guards, so a lost lease vetoes at the
@@ -35,5 +35,5 @@
 // nats-server in process on loopback, for tests and the load test; they are
 // their own package so that importing natsjs compiles no server.
 //
-// The load test (`tailproof loadtest`) is simulations/load.
+// The load test (`tailproof loadtest`) is cmd/tailproof/internal/loadgen.
 package natsjs

@@ -18,7 +18,7 @@ import (
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/adapters/natsjs"
 	"github.com/tailproof/tailproof/adapters/natsjs/natstest"
-	"github.com/tailproof/tailproof/simulations/load"
+	"github.com/tailproof/tailproof/service"
 )
 
 func server(t *testing.T) string {
@@ -145,7 +145,7 @@ func TestLostLeaseVetoesAndAppendsNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	decide := load.LeaseDecider(tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }})
+	decide := service.LeaseDecider(tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }})
 	d, err := natsjs.DecideUnder(ctx, lease, store, id, decide)
 	if !errors.Is(err, bus.ErrRequeue) || !errors.Is(err, natsjs.ErrLeaseLost) {
 		t.Fatalf("err = %v", err)
@@ -192,7 +192,7 @@ func TestLeasedStoreKeepsWorkspaceCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := natsjs.DecideUnder(ctx, lease, store, id, load.LeaseDecider(tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }}))
+	d, err := natsjs.DecideUnder(ctx, lease, store, id, service.LeaseDecider(tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }}))
 	if _, verdict, appended := docOf(t, d).Verdict(); err != nil || verdict != string(tailproof.VerdictUnknown) || appended != "" {
 		t.Fatalf("foreign transcript under a lease: %s %v", d.Document, err)
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 
@@ -54,8 +56,12 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		w := &cli.Printer{W: stdout}
 		if *asJSON {
-			if err := rep.JSON(stdout); err != nil {
-				return cli.WithCode(cli.Write, err)
+			var doc bytes.Buffer
+			if err := rep.JSON(&doc); err != nil {
+				return cli.WithCode(cli.Internal, err)
+			}
+			if err := cli.WriteDoc(stdout, json.RawMessage(doc.Bytes()), true); err != nil {
+				return err
 			}
 		} else {
 			rep.Print(stdout)

@@ -25,7 +25,7 @@ func TestDSHRecoverCrashedExample(t *testing.T) {
 	os.WriteFile(path, src, 0o600)
 
 	out, errOut, code := dshRun(t, "dsh", "recover", "--file", path, "--json")
-	want := `{"events":29,"truncatedBytes":38,"closers":["tool/result","step/end","turn/end"],"error":null,"format":"v1"}` + "\n"
+	want := `{"schemaVersion":1,"events":29,"truncatedBytes":38,"closers":["tool/result","step/end","turn/end"],"error":null,"format":"v1"}` + "\n"
 	if code != 0 || out != want {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s\nwant %s", code, out, errOut, want)
 	}
@@ -61,7 +61,7 @@ func TestDSHRecoverUnloadable(t *testing.T) {
 		`{"type":"turn/end","seq":1,"time":2,"data":{"turn":1,"reason":{"kind":"completed"}}}` + "\n"
 	os.WriteFile(path, []byte(content), 0o600)
 	out, _, code := dshRun(t, "dsh", "recover", "--file", path, "--json")
-	if code == 0 || !strings.HasPrefix(out, `{"events":0,"truncatedBytes":0,"closers":[],"error":"dshlog: `) || !strings.Contains(out, "line 2, offset 54") {
+	if code == 0 || !strings.HasPrefix(out, `{"schemaVersion":1,"events":0,"truncatedBytes":0,"closers":[],"error":"dshlog: `) || !strings.Contains(out, "line 2, offset 54") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	if b, _ := os.ReadFile(path); string(b) != content {

@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/tailproof/tailproof/simulations/load"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/loadgen"
 )
 
 func init() {
@@ -44,8 +44,8 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if *timeout <= 0 {
 			return cli.Usagef("--timeout must be positive, got %s", *timeout)
 		}
-		runs := map[string]func(context.Context, load.LoadConfig) (load.LoadResult, error){
-			"inprocess": load.RunInProcess, "jetstream": load.RunJetStream,
+		runs := map[string]func(context.Context, loadgen.LoadConfig) (loadgen.LoadResult, error){
+			"inprocess": loadgen.RunInProcess, "jetstream": loadgen.RunJetStream,
 		}
 		var order []string
 		switch *transport {
@@ -61,7 +61,7 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		w := &cli.Printer{W: stdout}
 		for _, name := range order {
 			bar := cli.NewProgress(stderr, name, *sessions**evs)
-			cfg := load.LoadConfig{Sessions: *sessions, Events: *evs, Workers: *workers, Partitions: *partitions,
+			cfg := loadgen.LoadConfig{Sessions: *sessions, Events: *evs, Workers: *workers, Partitions: *partitions,
 				Progress: func(done, _ int) { bar.Set(done, "") }}
 			r, err := runs[name](ctx, cfg)
 			bar.Done()

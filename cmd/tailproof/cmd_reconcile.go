@@ -55,27 +55,18 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 		defer sess.Close()
-		input, admitted, err := scanLedger(ctx, sess)
+		input, _, err := scanLedger(ctx, sess)
 		if err != nil {
 			return err
 		}
-		store := cli.ClockChecked{Store: sess.Store, Admitted: admitted, Source: source, Flag: fs.Given("now")}
-		res, err := tailproof.Reconcile(ctx, store, sess.ID, tailproof.Options{Now: clock, DryRun: *dryRun, Reference: *reference})
+		res, err := tailproof.Reconcile(ctx, sess.Store, sess.ID, tailproof.Options{Now: clock, DryRun: *dryRun, Reference: *reference})
 		if err != nil {
-			// A ledger that cannot be read is an input error; the only other
-			// failure is an append (the message says whether it was rolled
-			// back).
+			// A ledger that cannot be read is an input error, a refused
+			// clock a usage error (--now) or a refused write (the system
+			// clock); the only other failure is an append (the message
+			// says whether it was rolled back).
+			err = cli.Clock(err, source, fs.Given("now"))
 			return cli.WithCode(cli.Code(err, cli.Write), err)
-		}
-		if *dryRun {
-			for _, d := range res.Decisions {
-				if d.Line == nil {
-					continue
-				}
-				if err := store.Check(d.Line); err != nil {
-					return err
-				}
-			}
 		}
 		input.Transcript = transcriptReport(ctx, sess, res, *reference)
 		w := &cli.Printer{W: stdout}

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 	"github.com/tailproof/tailproof/events"
 )
@@ -124,6 +124,11 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if w.err != nil {
 		return cli.WithCode(cli.Write, w.err)
 	}
+	// A --now the decision refused (before its prompt's admission) is the
+	// usage error it is in reconcile, once the replay is printed.
+	if f.now != 0 && errors.Is(out.err, tailproof.ErrInvalidClock) {
+		return cli.Clock(out.err, "--now", true)
+	}
 	return nil
 }
 
@@ -201,9 +206,7 @@ func (r *replayWriter) encode(v any) {
 	if r.err != nil {
 		return
 	}
-	enc := json.NewEncoder(r.w)
-	enc.SetEscapeHTML(false)
-	r.err = enc.Encode(v)
+	r.err = cli.WriteDoc(r.w, v, false)
 }
 
 func (r *replayWriter) step(s step, total int) {

@@ -23,7 +23,7 @@ import (
 	"github.com/tailproof/tailproof/adapters/natsjs"
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
-	"github.com/tailproof/tailproof/simulations/load"
+	"github.com/tailproof/tailproof/service"
 )
 
 func init() {
@@ -99,6 +99,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		clock = func() int64 { return n }
 	}
 	opts := tailproof.Options{Now: clock, DryRun: *dryRun}
+	fails := newServeFailures(map[bool]string{true: "--now", false: "the system clock"}[*now != 0], *now != 0)
 
 	var out sync.Mutex
 	// Each decision document is printed as published: the one shape of
@@ -135,6 +136,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			}
 			if err := jsonl.CheckSessionID(id); err != nil {
 				fmt.Fprintf(stderr, "tailproof serve: %v\n", err)
+				fails.refused(err)
 				continue
 			}
 			select {
@@ -156,14 +158,14 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 		return nil
 	}
-	if err := serveInProcess(ctx, store, opts, sessions, print, stderr); err != nil {
+	if err := serveInProcess(ctx, store, opts, sessions, print, stderr, fails); err != nil {
 		return cli.WithCode(cli.Code(err, cli.Internal), err)
 	}
-	return nil
+	return fails.err()
 }
 
-func serveInProcess(ctx context.Context, store *jsonl.QwenStore, opts tailproof.Options, sessions <-chan string, print func([]byte), stderr io.Writer) error {
-	svc, err := bus.NewService(bus.ServiceConfig{Decide: load.Decider(store, opts)})
+func serveInProcess(ctx context.Context, store *jsonl.QwenStore, opts tailproof.Options, sessions <-chan string, print func([]byte), stderr io.Writer, fails *serveFailures) error {
+	svc, err := bus.NewService(bus.ServiceConfig{Decide: fails.decider(service.Decider(store, opts))})
 	if err != nil {
 		return err
 	}
@@ -210,6 +212,7 @@ func serveInProcess(ctx context.Context, store *jsonl.QwenStore, opts tailproof.
 	go func() {
 		for m := range poison {
 			fmt.Fprintf(stderr, "tailproof serve: session %s not decided: %s\n", m.Metadata.Get(bus.MetaSession), m.Metadata.Get(middleware.ReasonForPoisonedKey))
+			fails.notDecided(m.Metadata.Get(bus.MetaSession), m.Metadata.Get(middleware.ReasonForPoisonedKey))
 			m.Ack()
 			settle(m.UUID)
 		}
@@ -247,7 +250,7 @@ func serveNATS(ctx context.Context, url, name string, topo natsjs.Topology, stor
 		return err
 	}
 	defer nc.Close()
-	w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{Name: name, Conn: nc, Topology: topo, Store: store, Decide: load.LeaseDecider(opts)})
+	w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{Name: name, Conn: nc, Topology: topo, Store: store, Decide: service.LeaseDecider(opts)})
 	if err != nil {
 		return err
 	}

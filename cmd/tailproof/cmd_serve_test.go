@@ -9,6 +9,7 @@ import (
 	"github.com/tailproof/tailproof/adapters/bus/bustest"
 	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 )
 
 // `tailproof serve` with no transport flags: in-process bus, Qwen's layout on
@@ -25,8 +26,10 @@ func TestServeInProcess(t *testing.T) {
 	var out, errb bytes.Buffer
 	stdin := strings.NewReader(a + "\n\n../bad\n" + a + "\n")
 	code := runServe(context.Background(), []string{"--qwen-runtime", runtime, "--cwd", ws, "--now", "1767225660000"}, stdin, &out, &errb)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
+	// Every session named is decided; the hostile id makes the exit a
+	// usage error (2), as in every other command.
+	if code != cli.Usage {
+		t.Fatalf("exit %d, want %d: %s", code, cli.Usage, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 2 {
@@ -48,5 +51,27 @@ func TestServeInProcess(t *testing.T) {
 	code = runServe(context.Background(), []string{"--qwen-runtime", runtime, "--cwd", ws, "--scan", "--now", "1767225660000"}, strings.NewReader(""), &out, &errb)
 	if code != 0 || strings.Count(out.String(), "\n") != 2 || !strings.Contains(out.String(), `"sessionId":"`+b+`"`) || !strings.Contains(out.String(), `"target":"`+bustest.Prompt(b)+`","verdict":"completed"`) {
 		t.Fatalf("scan: exit %d\n%s", code, out.String())
+	}
+}
+
+// A session serve could not decide gives the exit code the same condition
+// gives reconcile (--now before the prompt's admission: 2), after every
+// other session is decided, and its ledger is left as it was.
+func TestServeExitCodeOfUndecidedSessions(t *testing.T) {
+	runtime, ws := t.TempDir(), "/work/project"
+	store := jsonl.NewQwenStore(vfs.OS, jsonl.NewQwenLayout(runtime, ws))
+	a := bustest.SessionID(1)
+	if err := bustest.Seed(context.Background(), store, a, 1); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := runServe(context.Background(), []string{"--qwen-runtime", runtime, "--cwd", ws, "--now", "5"}, strings.NewReader(a+"\n"), &out, &errb)
+	if code != cli.Usage || out.Len() != 0 || !strings.Contains(errb.String(), "1 session(s) named were not decided") || !strings.Contains(errb.String(), "invalid clock") {
+		t.Fatalf("exit %d (want %d)\nstdout %s\nstderr %s", code, cli.Usage, out.String(), errb.String())
+	}
+	out.Reset()
+	code = runServe(context.Background(), []string{"--qwen-runtime", runtime, "--cwd", ws, "--now", "1767225660000"}, strings.NewReader(a+"\n"), &out, &errb)
+	if code != cli.OK || !strings.Contains(out.String(), `"appended":`) {
+		t.Fatalf("after the refusal the ledger was not as it was: exit %d, %s", code, out.String())
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +32,8 @@ type simulateOutput struct {
 	PerCPUSecond     float64 `json:"perCpuSecond"`
 	PerSecond        float64 `json:"perSecond"`
 	PerSecondPerCore float64 `json:"perSecondPerCore"`
+	// Trace is --trace's scenario trace (with --json).
+	Trace []string `json:"trace,omitempty"`
 }
 
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -63,20 +64,24 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return c
 		}
 	}
+	var traced []string
 	if *trace {
 		if *runs != 1 {
 			return cli.Usagef("--trace needs --runs 1")
 		}
 		r := simulations.RunScenario(ctx, *seed, *first, true)
-		fmt.Fprintf(stdout, "scenario %d of seed %d, class %s\n", *first, *seed, r.Class)
-		for _, l := range r.Trace {
-			fmt.Fprintln(stdout, l)
-		}
+		traced = append(traced, fmt.Sprintf("scenario %d of seed %d, class %s", *first, *seed, r.Class))
+		traced = append(traced, r.Trace...)
 		for _, v := range append(append(r.WrongTerminals, r.Violations...), r.DSH.Violations...) {
-			fmt.Fprintln(stdout, "VIOLATION:", v)
+			traced = append(traced, fmt.Sprint("VIOLATION: ", v))
 		}
 		for _, v := range r.ReferenceWrong {
-			fmt.Fprintln(stdout, "baseline:", v)
+			traced = append(traced, fmt.Sprint("baseline: ", v))
+		}
+		if !*asJSON { // under --json the trace is the document's "trace"
+			for _, l := range traced {
+				fmt.Fprintln(stdout, l)
+			}
 		}
 	}
 
@@ -92,7 +97,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rep := simulations.Run(ctx, cfg)
 	elapsed, cpu := time.Since(start), cpuTime()-cpu0
 	bar.Done()
-	out := simulateOutput{Report: rep, Workers: *workers, Seconds: elapsed.Seconds(), CPUSeconds: cpu.Seconds()}
+	out := simulateOutput{Report: rep, Workers: *workers, Seconds: elapsed.Seconds(), CPUSeconds: cpu.Seconds(), Trace: traced}
 	if cpu > 0 {
 		out.PerCPUSecond = float64(rep.Scenarios) / cpu.Seconds()
 	}
@@ -103,10 +108,8 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *digest {
 		rep.Digest.Write(stdout, *seed, rep.Scenarios)
 	} else if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return cli.WithCode(cli.Write, err)
+		if err := cli.WriteDoc(stdout, out, true); err != nil {
+			return err
 		}
 	} else {
 		printSimulation(stdout, out, *reference)

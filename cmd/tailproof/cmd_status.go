@@ -101,6 +101,8 @@ type statusJSON struct {
 	Degraded       *string  `json:"degraded"`
 	Owners         []string `json:"owners"`
 	LedgerInFlight []string `json:"ledgerInFlight"`
+	// TranscriptState is present, missing or empty (cli.TranscriptState).
+	TranscriptState string `json:"transcriptState"`
 	// Input and Warnings: what the transcript and ledger held (see
 	// cli.InputReport).
 	Input    cli.InputReport `json:"input"`
@@ -190,8 +192,13 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return err
 		}
 		defer sess.Close()
-		if !sess.Transcript.Present {
-			return cli.Inputf("session %s has no transcript (%s): there is no history to describe", sess.ID, sess.Transcript.Path)
+		// A named --transcript that does not exist failed in open (exit 3);
+		// in Qwen's layout a missing or empty transcript is what a kill
+		// right after admission leaves, and gets a status.
+		tstate, tline := cli.TranscriptState(sess)
+		var transcripts adapters.TranscriptStore = sess.Store
+		if tstate == cli.TranscriptMissing {
+			transcripts = cli.EmptyTranscript{Store: sess.Store}
 		}
 		input := cli.InputReport{Transcript: &sess.Transcript}
 		var ledger adapters.LedgerStore
@@ -204,7 +211,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				ledger = sess.Store
 			}
 		}
-		st, err := tailproof.Status(ctx, sess.Store, sess.ID, tailproof.StatusOptions{
+		st, err := tailproof.Status(ctx, transcripts, sess.ID, tailproof.StatusOptions{
 			Ledger: ledger, Owners: owners, Reference: *reference, AllowAutoContinue: *auto,
 		})
 		if err != nil {
@@ -213,25 +220,30 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		// Status reads the whole transcript; it is scanned again only when
 		// the status found it degraded, or under --reference, which skips
 		// undecodable lines without a word.
-		if st.Degraded != "" || *reference {
+		switch {
+		case tstate == cli.TranscriptMissing:
+		case st.Degraded != "" || *reference:
 			rep, err := cli.ScanTranscript(sess.OpenTranscript(ctx), 0)
 			if err != nil {
 				return cli.WithCode(cli.Input, err)
 			}
 			rep.Path = sess.Transcript.Path
 			input.Transcript = &rep
-		} else {
+		default:
 			input.Transcript.Checked, input.Transcript.First = true, []cli.Position{}
 		}
 		w := &cli.Printer{W: stdout}
 		if *asJSON {
 			out := toStatusJSON(st)
-			out.Input, out.Warnings = input, input.Warnings()
+			out.TranscriptState, out.Input, out.Warnings = tstate, input, input.Warnings()
 			if *trace {
 				out.Trace = st.Trace
 			}
 			w.JSON(out)
 			return w.Err()
+		}
+		if tline != "" {
+			w.Printf("%s\n", tline)
 		}
 		w.Printf("%s", st.Describe())
 		w.Tail(input.Warnings(), st.Trace, *trace)

@@ -74,7 +74,8 @@ func TestHostileInputs(t *testing.T) {
 //	                                aaaa… (ledger and transcript), bbbb… (no
 //	                                ledger), cccc… (archived), dddd… (no
 //	                                transcript), eeee… (ledger linked out),
-//	                                ffff… (ledger a FIFO)
+//	                                ffff… (ledger a FIFO), 9999…-1111…
+//	                                (ledger, empty transcript)
 //	$QWENOUT                        a runtime whose chats directory links to $OUT
 //	$OUT                            files outside every directory named
 type hostileTree struct {
@@ -88,6 +89,7 @@ const (
 	sessD = "dddddddd-0000-4000-8000-000000000004"
 	sessE = "eeeeeeee-0000-4000-8000-000000000005"
 	sessF = "ffffffff-0000-4000-8000-000000000006"
+	sessG = "99999999-1111-4000-8000-000000000007"
 )
 
 const hostileLedger = `{"v":1,"promptId":"p1","state":"in_flight","at":1767225600000}` + "\n"
@@ -194,6 +196,8 @@ func (h *hostileTree) reset(t *testing.T) {
 	write(at(sessC, jsonl.Archived, true), []byte(hostileLedger))
 	link(filepath.Join(h.out, "victim.ledger.jsonl"), at(sessE, jsonl.Active, true))
 	fifo(at(sessF, jsonl.Active, true))
+	write(at(sessG, jsonl.Active, true), []byte(hostileLedger)) // killed right after admission: an empty transcript
+	write(at(sessG, jsonl.Active, false), nil)
 	outLayout := jsonl.NewQwenLayout(h.qwenOut, "/w")
 	link(h.out, outLayout.ChatsDir(jsonl.Active))
 	link(filepath.Join(h.out, "victim.ledger.jsonl"), filepath.Join(h.out, sessA+".ledger.jsonl"))

@@ -272,6 +272,8 @@ type outcome struct {
 	// of reconcile --json); the fields above explain the step's decision.
 	Decision json.RawMessage `json:"decision,omitempty"`
 	Error    string          `json:"error,omitempty"`
+	// err is Reconcile's error behind Error (for the exit code).
+	err error
 }
 
 // decide runs recovery, as a dry run, over the bytes a crash right after
@@ -305,9 +307,9 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 	opts := tailproof.Options{Now: func() int64 { return now }, DryRun: true, Reference: reference}
 	res, err := tailproof.Reconcile(ctx, jsonl.NewFilesStore(mem, lp, tp), "", opts)
 	if err != nil {
-		out.Error = err.Error()
+		out.Error, out.err = err.Error(), err
 	}
-	out.Dangling = res.Dangling
+	out.Dangling = append(out.Dangling, res.Dangling...) // [] when none, never null
 	out.Verdict, out.State = string(tailproof.VerdictNone), string(reconcile.None)
 	if len(res.Decisions) == 0 && err != nil {
 		out.Verdict, out.State = string(tailproof.VerdictUnknown), ""

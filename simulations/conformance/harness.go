@@ -36,22 +36,22 @@ type Config struct {
 type Report struct {
 	Seed    uint64 `json:"seed"`
 	Runs    int    `json:"runs"`
-	Version string `json:"reference_version"`
-	Package string `json:"reference_package"`
+	Version string `json:"referenceVersion"`
+	Package string `json:"referencePackage"`
 
 	// Reference verdicts: what the real implementation did.
-	JSAppended map[string]int `json:"reference_appended"` // completed | interrupted | nothing
+	JSAppended map[string]int `json:"referenceAppended"` // completed | interrupted | nothing
 
-	RefAgree    int            `json:"reference_mode_agree"`
-	RefKnown    map[string]int `json:"reference_mode_known_bugs"`
-	RefMismatch int            `json:"reference_mode_mismatch"`
+	RefAgree    int            `json:"referenceModeAgree"`
+	RefKnown    map[string]int `json:"referenceModeKnownBugs"`
+	RefMismatch int            `json:"referenceModeMismatch"`
 
-	DefAgree     int            `json:"default_mode_agree"`
-	PerCategory  map[string]int `json:"default_mode_differences"`
-	Unclassified int            `json:"default_mode_unclassified"`
+	DefAgree     int            `json:"defaultModeAgree"`
+	PerCategory  map[string]int `json:"defaultModeDifferences"`
+	Unclassified int            `json:"defaultModeUnclassified"`
 
 	Features map[string]int `json:"features"`
-	Elapsed  time.Duration  `json:"elapsed_ns"`
+	Elapsed  time.Duration  `json:"elapsedNs"`
 	Failures []*Outcome     `json:"-"`
 	// Saved lists the directories Config.SaveDir received.
 	Saved []string `json:"saved,omitempty"`

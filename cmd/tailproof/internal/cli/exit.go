@@ -96,7 +96,7 @@ func Code(err error, fallback int) int {
 		return e.Code
 	case errors.Is(err, context.Canceled):
 		return Interrupted
-	case errors.Is(err, adapters.ErrInvalidSessionID):
+	case errors.Is(err, adapters.ErrInvalidSessionID), errors.Is(err, tailproof.ErrInvalidClock):
 		return Usage
 	case errors.Is(err, jsonl.ErrNotAppended):
 		return Write

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 )
@@ -21,14 +20,18 @@ func (p *Printer) Printf(format string, args ...any) {
 	}
 }
 
-// JSON writes v as one line of JSON (HTML characters unescaped).
+// JSON writes v as one line of JSON, a published document (schemaVersion
+// first, HTML characters unescaped; see MarshalDoc).
 func (p *Printer) JSON(v any) {
 	if p.err != nil {
 		return
 	}
-	enc := json.NewEncoder(p.W)
-	enc.SetEscapeHTML(false)
-	p.err = enc.Encode(v)
+	b, err := MarshalDoc(v, false)
+	if err != nil {
+		p.err = err
+		return
+	}
+	_, p.err = p.W.Write(append(b, '\n'))
 }
 
 // Err is the first write error, as a write failure (exit 4).

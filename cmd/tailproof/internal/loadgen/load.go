@@ -1,14 +1,13 @@
-// Package load measures the recovery service under load: sessions with a
-// prompt left in_flight receive load events through the in-process
-// transport or an embedded JetStream server, and every decision is counted.
-// It wires the transport (adapters/bus, adapters/natsjs) to the decision
-// (tailproof.Reconcile), which the transport packages do not import.
-package load
+// Package loadgen is `tailproof loadtest`: it measures the recovery service
+// (package service) under load — sessions with a prompt left in_flight
+// receive load events through the in-process transport or an embedded
+// JetStream server, and every decision is counted. It is CLI wiring only,
+// which is why it lives under cmd/tailproof/internal.
+package loadgen
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -20,13 +19,12 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/tailproof/tailproof"
-	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/adapters/bus"
 	"github.com/tailproof/tailproof/adapters/bus/bustest"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/adapters/natsjs"
 	"github.com/tailproof/tailproof/adapters/natsjs/natstest"
-	"github.com/tailproof/tailproof/guards"
+	"github.com/tailproof/tailproof/service"
 )
 
 // LoadConfig sizes a load run: Sessions sessions, each with one prompt left
@@ -138,7 +136,7 @@ func RunInProcess(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 	if err != nil {
 		return LoadResult{}, err
 	}
-	svc, err := bus.NewService(bus.ServiceConfig{Decide: Decider(store, loadOpts)})
+	svc, err := bus.NewService(bus.ServiceConfig{Decide: service.Decider(store, loadOpts)})
 	if err != nil {
 		return LoadResult{}, err
 	}
@@ -185,52 +183,6 @@ func isAppended(payload []byte) bool {
 	return bytes.Contains(payload, []byte(`"appended":`))
 }
 
-// Published is a reconciliation as the recovery service publishes it: the
-// Result's one JSON shape and the terminal lines it appended.
-func Published(res tailproof.Result) (bus.Decision, error) {
-	doc, err := json.Marshal(res)
-	if err != nil {
-		return bus.Decision{}, fmt.Errorf("load: encode decision for %s: %w", res.SessionID, err)
-	}
-	d := bus.Decision{Document: doc}
-	if !res.DryRun {
-		for _, a := range res.Appended() {
-			d.Terminals = append(d.Terminals, bus.Terminal{Target: a.Target, Line: a.Line})
-		}
-	}
-	return d, nil
-}
-
-// Decider is the bus.Decider that runs tailproof.Reconcile on store.
-func Decider(store adapters.Store, opts tailproof.Options) bus.Decider {
-	return func(ctx context.Context, sessionID string) (bus.Decision, error) {
-		res, err := tailproof.Reconcile(ctx, store, sessionID, opts)
-		if err != nil {
-			return bus.Decision{}, err
-		}
-		return Published(res)
-	}
-}
-
-// LeaseDecider is the natsjs.Decider that runs tailproof.Reconcile with the
-// worker's lease guard added to opts.Guards.
-func LeaseDecider(opts tailproof.Options) natsjs.Decider {
-	return func(ctx context.Context, store adapters.Store, sessionID string, extra guards.Guard[*guards.Evidence]) (bus.Decision, []guards.Veto, error) {
-		o := opts
-		o.Guards = append(slices.Clone(opts.Guards), extra)
-		res, err := tailproof.Reconcile(ctx, store, sessionID, o)
-		var vetoes []guards.Veto
-		for _, d := range res.Decisions {
-			vetoes = append(vetoes, d.Vetoes...)
-		}
-		if err != nil {
-			return bus.Decision{}, vetoes, err
-		}
-		d, perr := Published(res)
-		return d, vetoes, perr
-	}
-}
-
 // RunJetStream runs the load through an embedded single-node JetStream
 // server on loopback with cfg.Workers workers (storage in a temp dir,
 // removed after).
@@ -244,7 +196,7 @@ func RunJetStream(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 	}
 	dir, err := os.MkdirTemp("", "tailproof-load-")
 	if err != nil {
-		return LoadResult{}, fmt.Errorf("load: %w", err)
+		return LoadResult{}, fmt.Errorf("loadgen: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	ns, err := natstest.StartServer(dir)
@@ -281,7 +233,7 @@ func RunJetStream(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 		if err != nil {
 			return LoadResult{}, err
 		}
-		w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{Name: fmt.Sprintf("w%d", i), Conn: c, Topology: topo, Store: store, Decide: LeaseDecider(loadOpts)})
+		w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{Name: fmt.Sprintf("w%d", i), Conn: c, Topology: topo, Store: store, Decide: service.LeaseDecider(loadOpts)})
 		if err != nil {
 			return LoadResult{}, err
 		}
@@ -302,7 +254,7 @@ func RunJetStream(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 		tr.decided(m.Header.Get(bus.MetaCause), isAppended(m.Data))
 	})
 	if err != nil {
-		return LoadResult{}, fmt.Errorf("load: %w", err)
+		return LoadResult{}, fmt.Errorf("loadgen: %w", err)
 	}
 	defer sub.Unsubscribe()
 	pub, err := natsjs.NewPublisher(ctl)
@@ -328,7 +280,7 @@ func RunJetStream(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 	case err := <-perr:
 		return LoadResult{}, err
 	case <-ctx.Done():
-		return tr.result("jetstream", cfg, time.Since(start)), errors.Join(errors.New("load: run timed out"), ctx.Err())
+		return tr.result("jetstream", cfg, time.Since(start)), errors.Join(errors.New("loadgen: run timed out"), ctx.Err())
 	}
 	return tr.result("jetstream", cfg, time.Since(start)), nil
 }

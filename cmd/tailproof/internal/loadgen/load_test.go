@@ -1,11 +1,11 @@
-package load_test
+package loadgen_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/tailproof/tailproof/simulations/load"
+	"github.com/tailproof/tailproof/cmd/tailproof/internal/loadgen"
 )
 
 // The load harness itself, small: every load event is decided once and
@@ -13,8 +13,8 @@ import (
 func TestLoadHarness(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cfg := load.LoadConfig{Sessions: 20, Events: 3, Workers: 2, Partitions: 4}
-	for _, run := range []func(context.Context, load.LoadConfig) (load.LoadResult, error){load.RunInProcess, load.RunJetStream} {
+	cfg := loadgen.LoadConfig{Sessions: 20, Events: 3, Workers: 2, Partitions: 4}
+	for _, run := range []func(context.Context, loadgen.LoadConfig) (loadgen.LoadResult, error){loadgen.RunInProcess, loadgen.RunJetStream} {
 		r, err := run(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
