@@ -106,10 +106,12 @@ func TestForbidsMatchesPathsAndSubtrees(t *testing.T) {
 }
 
 // simulatorFrontEnds are the only production files outside simulations/
-// allowed to import it: the two commands that run the simulator.
+// allowed to import it: the commands that run the simulators (Qwen's daemon
+// model, the Codex and Claude Code writer models, conformance).
 var simulatorFrontEnds = map[string]bool{
-	"cmd/tailproof/cmd_simulate.go":    true,
-	"cmd/tailproof/cmd_conformance.go": true,
+	"cmd/tailproof/cmd_simulate.go":     true,
+	"cmd/tailproof/harness_simulate.go": true,
+	"cmd/tailproof/cmd_conformance.go":  true,
 }
 
 // Production code does not import simulations/ (issue #14): the recovery

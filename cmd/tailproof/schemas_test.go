@@ -310,6 +310,8 @@ func TestSchemas(t *testing.T) {
 		s.check("conformance.schema.json", "conformance --runs 2", out.Bytes())
 	})
 
+	t.Run("harness", func(t *testing.T) { harnessSchemas(t, s) })
+
 	// Every schema, and every branch of replay's oneOf, matched a real
 	// document (the conformance schema only when it could run). The input
 	// report's schema is matched through reconcile's and status's. Not
