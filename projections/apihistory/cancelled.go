@@ -6,6 +6,25 @@ import (
 	"github.com/tailproof/tailproof/events/qwen"
 )
 
+type promptHint struct {
+	count  int
+	idx    int
+	daemon string
+}
+
+type resultHint struct {
+	count     int
+	idx       int
+	cancelled bool // state cancelled with a cancelledAt
+}
+
+type attemptHint struct {
+	ok       bool
+	idx      int
+	promptID string
+	daemon   string
+}
+
 // hint folds one record's settlement hint (getSessionTurnSettlementHint).
 // Only counters keyed by prompt ids are kept: the cancelled-last-turn test
 // needs each id's multiplicity and the index of its single occurrence, never
