@@ -78,20 +78,20 @@ type Fold struct {
 	shapeRun int // trailing kept entries that are notification-shaped
 	flagRun  int // trailing kept entries flagged cold
 
-	ids       map[string]idCount // functionCall / functionResponse ids in the whole history
-	idsShown  map[string]idCount // the same, without thought parts (StripThoughts only)
-	completed map[string]int     // completedToolCallIds → insertion sequence
+	ids       map[idKey]idCount // functionCall / functionResponse ids in the whole history
+	idsShown  map[idKey]idCount // the same, without thought parts (StripThoughts only)
+	completed map[string]int    // completedToolCallIds → insertion sequence
 	seq       int
-	tags      map[string]int // promptId tag → kept entries carrying it
+	tags      map[idKey]int32 // promptId tag → kept entries carrying it
 
 	lastMaterial *qwen.Record
 
 	// settlement hints over every record (isLastApiPromptCancelled)
 	records  int
-	prompts  map[string]*promptHint
+	prompts  map[idKey]promptHint
 	attempt  attemptHint
-	daemons  map[string]int // non-result hints per daemonPromptId
-	outcomes map[string]*resultHint
+	daemons  map[idKey]int32 // non-result hints per daemonPromptId
+	outcomes map[idKey]resultHint
 }
 
 // New returns an empty fold.
@@ -103,13 +103,13 @@ func New(opts Options) *Fold {
 	return &Fold{
 		opts:      opts,
 		keep:      k,
-		ids:       map[string]idCount{},
-		idsShown:  map[string]idCount{},
+		ids:       map[idKey]idCount{},
+		idsShown:  map[idKey]idCount{},
 		completed: map[string]int{},
-		tags:      map[string]int{},
-		prompts:   map[string]*promptHint{},
-		daemons:   map[string]int{},
-		outcomes:  map[string]*resultHint{},
+		tags:      map[idKey]int32{},
+		prompts:   map[idKey]promptHint{},
+		daemons:   map[idKey]int32{},
+		outcomes:  map[idKey]resultHint{},
 	}
 }
 

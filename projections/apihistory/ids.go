@@ -1,17 +1,30 @@
 package apihistory
 
 import (
-	"strings"
+	"hash/maphash"
 
 	"github.com/tailproof/tailproof/events/qwen"
 )
 
 // idCount is how many calls and responses of one tool-call id the history holds.
-type idCount struct{ calls, results int }
+type idCount struct{ calls, results int32 }
+
+// idKey is the key under which the fold counts an id over the whole history
+// (tool-call ids, prompt ids, daemon prompt ids): 64 bits of maphash under a
+// seed drawn per process, not the string. Counting keys instead of strings
+// is what bounds the fold at a few words per id (ADR 0030); two ids that
+// share a key only ever add to each other's counts, so a collision (chance
+// about n/2^64 for a query among n ids, and not craftable: the seed is
+// secret and per process) makes an id look repeated — never unique.
+type idKey uint64
+
+var idSeed = maphash.MakeSeed()
+
+func keyOf(id string) idKey { return idKey(maphash.String(idSeed, id)) }
 
 // unique is hasUniqueToolResult over the whole current history.
 func (f *Fold) unique(id string) bool {
-	c := f.ids[id]
+	c := f.ids[keyOf(id)]
 	return id != "" && c.calls == 1 && c.results == 1
 }
 
@@ -21,26 +34,27 @@ func (f *Fold) uniqueShown(id string) bool {
 	if !f.opts.StripThoughts {
 		return f.unique(id)
 	}
-	c := f.idsShown[id]
+	c := f.idsShown[keyOf(id)]
 	return id != "" && c.calls == 1 && c.results == 1
 }
 
-func count(m map[string]idCount, p qwen.Part, sign int) {
-	c := m[p.ID]
+func count(m map[idKey]idCount, p qwen.Part, sign int32) {
+	k := keyOf(p.ID)
+	c := m[k]
 	if p.Kind == qwen.PartFunctionCall {
 		c.calls += sign
 	} else {
 		c.results += sign
 	}
 	if c.calls == 0 && c.results == 0 {
-		delete(m, p.ID)
+		delete(m, k)
 	} else {
-		m[strings.Clone(p.ID)] = c // see hint: a key must not alias the record
+		m[k] = c
 	}
 }
 
 // account adds (sign=1) or removes (sign=-1) an entry's ids and tag.
-func (f *Fold) account(e *Entry, sign int) {
+func (f *Fold) account(e *Entry, sign int32) {
 	for _, p := range e.Content.Parts {
 		if !p.HasID || p.ID == "" || (p.Kind != qwen.PartFunctionCall && p.Kind != qwen.PartFunctionResponse) {
 			continue
@@ -51,12 +65,13 @@ func (f *Fold) account(e *Entry, sign int) {
 		}
 	}
 	if e.PromptID != "" && f.kept(e) {
-		f.tags[strings.Clone(e.PromptID)] += sign
-		if f.tags[e.PromptID] == 0 {
-			delete(f.tags, e.PromptID)
+		k := keyOf(e.PromptID)
+		f.tags[k] += sign
+		if f.tags[k] == 0 {
+			delete(f.tags, k)
 		}
 	}
 	if f.kept(e) {
-		f.keptInWin += sign
+		f.keptInWin += int(sign)
 	}
 }
