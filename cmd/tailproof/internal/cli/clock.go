@@ -11,8 +11,8 @@ import (
 // ClockChecked is a store that refuses to append a terminal stamped before
 // its prompt's own admission: a terminal earlier than its in_flight record
 // would make the ledger's clock run backwards, and the temporal guards of
-// every later decision read that clock. Admitted maps each prompt to its
-// latest admission time (ScanLedger's second result). Source names the
+// every later decision read that clock. Admitted maps each open prompt to
+// its latest admission time (ScanLedger's second result). Source names the
 // clock for the message ("--now", "the system clock").
 type ClockChecked struct {
 	adapters.Store
