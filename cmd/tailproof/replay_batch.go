@@ -13,6 +13,7 @@ import (
 
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
+	"github.com/tailproof/tailproof/events"
 )
 
 // batchSession is one session found under a batch directory.
@@ -105,7 +106,7 @@ func isDir(fsys vfs.FS, p string) bool {
 
 // readOptional reads a session file found in the batch directory: absent is
 // no file; a FIFO, a device or a link out of the directory is unreadable.
-func readOptional(fsys vfs.FS, path string) ([]byte, bool, error) {
+func readOptional(fsys vfs.FS, path string, stream events.Stream) ([]byte, bool, error) {
 	if path == "" {
 		return nil, false, nil
 	}
@@ -117,7 +118,7 @@ func readOptional(fsys vfs.FS, path string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(f)
+	b, err := readLines(f, stream, 0)
 	return b, err == nil, err
 }
 
@@ -169,7 +170,7 @@ func (sum *batchSummary) add(ctx context.Context, fsys vfs.FS, bs batchSession, 
 	var data [2][]byte
 	var exists [2]bool
 	for i, p := range []string{bs.ledger, bs.transcript} {
-		b, ok, err := readOptional(fsys, p)
+		b, ok, err := readOptional(fsys, p, [2]events.Stream{events.StreamLedger, events.StreamTranscript}[i])
 		if err != nil {
 			sum.Unreadable = append(sum.Unreadable, unreadable{p, err.Error()})
 			sum.Verdicts["unreadable"]++

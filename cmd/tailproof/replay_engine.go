@@ -56,7 +56,7 @@ func loadStore(ctx context.Context, st adapters.Store, sid, name string) (*sessi
 			}
 			return nil, fmt.Errorf("read %s: %w", [2]string{"ledger", "transcript"}[i], err)
 		}
-		b, err := io.ReadAll(rc)
+		b, err := readLines(rc, [2]events.Stream{events.StreamLedger, events.StreamTranscript}[i], 0)
 		rc.Close()
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", [2]string{"ledger", "transcript"}[i], err)
@@ -65,6 +65,41 @@ func loadStore(ctx context.Context, st adapters.Store, sid, name string) (*sessi
 		data[i], exists[i] = b, i == 1 || len(b) > 0
 	}
 	return newQwenSession(name, data, exists)
+}
+
+// readLines reads a whole session file, refusing a line longer than max
+// bytes (<= 0: events.DefaultMaxLineBytes) with an *events.Error of kind
+// events.ErrLineTooLong at the line's position, after reading at most one
+// read past the limit: a file that never ends a line (a runaway writer)
+// stops the replay instead of filling memory.
+func readLines(r io.Reader, stream events.Stream, max int) ([]byte, error) {
+	if max <= 0 {
+		max = events.DefaultMaxLineBytes
+	}
+	var buf []byte
+	line, start := 1, 0 // the current line's number and offset in buf
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		from := len(buf)
+		buf = buf[:from+n]
+		if nl := bytes.LastIndexByte(buf[from:], '\n'); nl >= 0 {
+			line += bytes.Count(buf[from:], []byte{'\n'})
+			start = from + nl + 1
+		}
+		if len(buf)-start > max {
+			return nil, &events.Error{Stream: stream, Pos: events.Position{Line: line, Offset: int64(start)}, Kind: events.ErrLineTooLong,
+				Detail: fmt.Sprintf("more than %d bytes without a newline", max)}
+		}
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 func newQwenSession(name string, data [2][]byte, exists [2]bool) (*session, error) {
