@@ -153,3 +153,23 @@ func (f *Fold) evict() {
 		f.off += n
 	}
 }
+
+// Summary is what a one-line description of the history needs, without
+// Result's copy of the retained window: the full length, how many
+// completed tool calls Result would list, the trailing cold-notification
+// run, and the last entry as Result's Tail would end (ok false when the
+// history is empty). Its cost is O(completed ids), not O(window).
+func (f *Fold) Summary() (total, completed, trailing int, last Entry, ok bool) {
+	total = f.evictedLen + f.keptInWin
+	for id := range f.completed {
+		if f.uniqueShown(id) {
+			completed++
+		}
+	}
+	for i := len(f.win) - 1; i >= 0; i-- {
+		if v, kept := f.view(&f.win[i].Entry); kept {
+			return total, completed, f.flagRun, v, true
+		}
+	}
+	return total, completed, f.flagRun, Entry{}, false
+}
