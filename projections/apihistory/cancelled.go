@@ -29,9 +29,8 @@ type attemptHint struct {
 // hint folds one record's settlement hint (getSessionTurnSettlementHint).
 // Only counters keyed by prompt ids are kept: the cancelled-last-turn test
 // needs each id's multiplicity and the index of its single occurrence, never
-// the records themselves. The ids are kept as keys (keyOf), not strings: a
-// collision only makes an id look repeated, so it can turn a
-// cancelled-last-turn answer from true to false, never the other way.
+// the records themselves. The ids are kept as 128-bit keys (keyOf), not
+// strings.
 func (f *Fold) hint(rec *qwen.Record) {
 	idx := f.records
 	switch {

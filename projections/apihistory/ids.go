@@ -10,17 +10,21 @@ import (
 type idCount struct{ calls, results int32 }
 
 // idKey is the key under which the fold counts an id over the whole history
-// (tool-call ids, prompt ids, daemon prompt ids): 64 bits of maphash under a
-// seed drawn per process, not the string. Counting keys instead of strings
-// is what bounds the fold at a few words per id (ADR 0030); two ids that
-// share a key only ever add to each other's counts, so a collision (chance
-// about n/2^64 for a query among n ids, and not craftable: the seed is
-// secret and per process) makes an id look repeated — never unique.
-type idKey uint64
+// (tool-call ids, prompt ids, daemon prompt ids): 128 bits of maphash under
+// two seeds drawn per process, not the string. Counting keys instead of
+// strings is what bounds the fold at a few words per id (ADR 0030). Two ids
+// sharing a key would add to each other's counts, which can make an id look
+// repeated or — when one of them had no occurrence of its own — unique, so
+// the key is wide enough that this does not happen: the chance is about
+// n/2^128 for a query among n ids (3·10^-33 for a million), and it cannot be
+// aimed at, since the seeds are secret and per process.
+type idKey struct{ hi, lo uint64 }
 
-var idSeed = maphash.MakeSeed()
+var idSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
-func keyOf(id string) idKey { return idKey(maphash.String(idSeed, id)) }
+func keyOf(id string) idKey {
+	return idKey{maphash.String(idSeeds[0], id), maphash.String(idSeeds[1], id)}
+}
 
 // unique is hasUniqueToolResult over the whole current history.
 func (f *Fold) unique(id string) bool {
