@@ -94,10 +94,9 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 		core.EndLedger(0, 0, 0)
 	}
 
-	chain, err, werr := walkTranscript(ctx, store, sessionID, qwen.LoadOptions{
-		Decode:       qwen.DecodeOptions{KeepPayloads: true},
-		MaxLineBytes: opts.MaxLineBytes,
-	}, core)
+	// Without payloads, as Reconcile walks: fillPayloads reads back only
+	// the records of the parts the plan prints.
+	chain, err, werr := walkTranscript(ctx, store, sessionID, qwen.LoadOptions{MaxLineBytes: opts.MaxLineBytes}, core)
 	if err == nil {
 		err = werr
 	}
@@ -112,7 +111,11 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 	tracef("fold transcript: chain %d records, %d gaps, history %d entries", chain.Len, len(chain.Gaps), in.History.Total)
 	in.Target = core.Target()
 	in.TurnResult = core.TurnResult(in.Target)
-	return recovery.Plan(in), nil
+	st := recovery.Plan(in)
+	if err := fillPayloads(ctx, store, sessionID, &st, opts.MaxLineBytes); err != nil {
+		return fail(fmt.Errorf("tailproof: status%s: %w: %w", sessionLabel(sessionID), ErrNoTranscript, err))
+	}
+	return st, nil
 }
 
 func sessionLabel(sid string) string {

@@ -268,8 +268,8 @@ func ExampleStatus() {
 }
 
 // BenchmarkStatus: a transcript of 2,000 turns, each with a 16 KiB tool
-// output, ending in an unanswered prompt. Payloads are kept (a resend is
-// verbatim) but only for the bounded tail.
+// output, ending in an unanswered prompt. The walk keeps no payloads; the
+// printed parts' records are read back for their exact bytes.
 func BenchmarkStatus(b *testing.B) {
 	store := memory.NewQwenStore()
 	sid := "00000000-0000-4000-8000-000000000003"

@@ -8,11 +8,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
+	"github.com/tailproof/tailproof/events"
 )
 
 // batchSession is one session found under a batch directory.
@@ -42,6 +46,10 @@ type batchSummary struct {
 	Vetoes     map[string]int `json:"vetoesByGuard"`
 	Unreadable []unreadable   `json:"unreadable"`
 	Results    []batchResult  `json:"results"`
+	// Seconds is the wall time of the deciding, PerSecond sessions per
+	// second of it (all workers together).
+	Seconds   float64 `json:"seconds"`
+	PerSecond float64 `json:"sessionsPerSecond"`
 }
 
 // discoverSessions finds sessions in Qwen's runtime layout
@@ -105,7 +113,7 @@ func isDir(fsys vfs.FS, p string) bool {
 
 // readOptional reads a session file found in the batch directory: absent is
 // no file; a FIFO, a device or a link out of the directory is unreadable.
-func readOptional(fsys vfs.FS, path string) ([]byte, bool, error) {
+func readOptional(fsys vfs.FS, path string, stream events.Stream) ([]byte, bool, error) {
 	if path == "" {
 		return nil, false, nil
 	}
@@ -117,7 +125,7 @@ func readOptional(fsys vfs.FS, path string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(f)
+	b, err := readLines(f, stream, 0)
 	return b, err == nil, err
 }
 
@@ -140,17 +148,22 @@ func runReplayBatch(ctx context.Context, f replayFlags, stdout, stderr io.Writer
 		return err
 	}
 	bar := cli.NewProgress(stderr, "sessions", len(sessions))
-	sum := batchSummary{Verdicts: map[string]int{}, Vetoes: map[string]int{}, Unreadable: []unreadable{}, Results: []batchResult{}}
-	for i, bs := range sessions {
-		if ctx.Err() != nil {
-			break
-		}
-		sum.add(ctx, fsys, bs, f)
-		bar.Set(i+1, bs.id)
-	}
+	start := time.Now()
+	outs := decideAll(ctx, fsys, sessions, f, runtime.GOMAXPROCS(0), func(done int, id string) { bar.Set(done, id) })
 	bar.Done()
 	if ctx.Err() != nil {
 		return cli.WithCode(cli.Interrupted, errors.New("interrupted"))
+	}
+	sum := batchSummary{Verdicts: map[string]int{}, Vetoes: map[string]int{}, Unreadable: []unreadable{}, Results: []batchResult{}}
+	for _, o := range outs {
+		sum.merge(o)
+	}
+	sum.Seconds = time.Since(start).Seconds()
+	if sum.Seconds > 0 {
+		sum.PerSecond = float64(sum.Sessions) / sum.Seconds
+	}
+	if bar != nil { // on a terminal only: the text report stays reproducible
+		fmt.Fprintf(stderr, "%d sessions in %.2f s: %.0f sessions per second on %d workers\n", sum.Sessions, sum.Seconds, sum.PerSecond, runtime.GOMAXPROCS(0))
 	}
 	w := &replayWriter{w: stdout, json: f.asJSON}
 	if f.asJSON {
@@ -164,44 +177,98 @@ func runReplayBatch(ctx context.Context, f replayFlags, stdout, stderr io.Writer
 	return nil
 }
 
-func (sum *batchSummary) add(ctx context.Context, fsys vfs.FS, bs batchSession, f replayFlags) {
-	sum.Sessions++
+// batchOutcome is what one session contributed to the summary.
+type batchOutcome struct {
+	unreadable []unreadable
+	res        *batchResult // nil when the session's files could not be read
+}
+
+// decideAll decides every session on up to workers goroutines (each holds
+// one session in memory at a time) and returns the outcomes in session
+// order, so the summary is the same whatever the parallelism. progress is
+// called from the calling goroutine only.
+func decideAll(ctx context.Context, fsys vfs.FS, sessions []batchSession, f replayFlags, workers int, progress func(done int, id string)) []batchOutcome {
+	outs := make([]batchOutcome, len(sessions))
+	next := make(chan int)
+	done := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(workers, len(sessions))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				outs[i] = decideOne(ctx, fsys, sessions[i], f)
+				done <- i
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range sessions {
+			if ctx.Err() != nil {
+				return
+			}
+			next <- i
+		}
+	}()
+	go func() { wg.Wait(); close(done) }()
+	n := 0
+	for i := range done {
+		n++
+		progress(n, sessions[i].id)
+	}
+	return outs
+}
+
+// decideOne reads one session and decides it as recovery would now (a dry
+// run over the whole session).
+func decideOne(ctx context.Context, fsys vfs.FS, bs batchSession, f replayFlags) batchOutcome {
 	var data [2][]byte
 	var exists [2]bool
 	for i, p := range []string{bs.ledger, bs.transcript} {
-		b, ok, err := readOptional(fsys, p)
+		b, ok, err := readOptional(fsys, p, [2]events.Stream{events.StreamLedger, events.StreamTranscript}[i])
 		if err != nil {
-			sum.Unreadable = append(sum.Unreadable, unreadable{p, err.Error()})
-			sum.Verdicts["unreadable"]++
-			return
+			return batchOutcome{unreadable: []unreadable{{p, err.Error()}}}
 		}
 		data[i], exists[i] = b, ok
 	}
 	s, err := newQwenSession(bs.id, data, exists)
 	if err != nil {
-		sum.Unreadable = append(sum.Unreadable, unreadable{bs.transcript, err.Error()})
-		sum.Verdicts["unreadable"]++
-		return
+		return batchOutcome{unreadable: []unreadable{{bs.transcript, err.Error()}}}
 	}
 	o := decide(ctx, s, s.ev.Len(), f.reference, f.now)
-	res := batchResult{Session: bs.id, Verdict: o.Verdict, Target: o.Target, Dangling: len(o.Dangling), VetoedBy: []string{},
+	res := &batchResult{Session: bs.id, Verdict: o.Verdict, Target: o.Target, Dangling: len(o.Dangling), VetoedBy: []string{},
 		BadLines: len(s.ev.Sources[0].Bad) + len(s.ev.Sources[1].Bad)}
+	var out batchOutcome
 	if o.Error != "" {
 		// Reconcile fails only on a ledger it cannot read.
 		file := bs.ledger
 		if file == "" {
 			file = bs.transcript
 		}
-		sum.Unreadable = append(sum.Unreadable, unreadable{file, o.Error})
+		out.unreadable = append(out.unreadable, unreadable{file, o.Error})
 		res.Verdict = "unreadable"
 	}
 	for _, v := range o.Vetoes {
 		res.VetoedBy = append(res.VetoedBy, v.Guard)
-		sum.Vetoes[v.Guard]++
 	}
-	sum.Dangling += res.Dangling
-	sum.Verdicts[res.Verdict]++
-	sum.Results = append(sum.Results, res)
+	out.res = res
+	return out
+}
+
+func (sum *batchSummary) merge(o batchOutcome) {
+	sum.Sessions++
+	sum.Unreadable = append(sum.Unreadable, o.unreadable...)
+	if o.res == nil {
+		sum.Verdicts["unreadable"]++
+		return
+	}
+	for _, g := range o.res.VetoedBy {
+		sum.Vetoes[g]++
+	}
+	sum.Dangling += o.res.Dangling
+	sum.Verdicts[o.res.Verdict]++
+	sum.Results = append(sum.Results, *o.res)
 }
 
 func printBatch(w *replayWriter, sum batchSummary) {

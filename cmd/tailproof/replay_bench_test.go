@@ -34,8 +34,10 @@ func benchReplaySession(b *testing.B, turns int) *session {
 	return s
 }
 
-// BenchmarkReplaySteps steps every event of a session; per-step transcript
-// projections are recomputed from the chain so far, so this is O(n²).
+// BenchmarkReplaySteps steps every event of a session. The api history is
+// folded once over a linear chain; the attribution fold is rebuilt over the
+// chain so far at each admission, so a session of many short turns is still
+// O(turns × records).
 func BenchmarkReplaySteps(b *testing.B) {
 	for _, turns := range []int{25, 100} {
 		s := benchReplaySession(b, turns)

@@ -56,7 +56,7 @@ func loadStore(ctx context.Context, st adapters.Store, sid, name string) (*sessi
 			}
 			return nil, fmt.Errorf("read %s: %w", [2]string{"ledger", "transcript"}[i], err)
 		}
-		b, err := io.ReadAll(rc)
+		b, err := readLines(rc, [2]events.Stream{events.StreamLedger, events.StreamTranscript}[i], 0)
 		rc.Close()
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", [2]string{"ledger", "transcript"}[i], err)
@@ -65,6 +65,41 @@ func loadStore(ctx context.Context, st adapters.Store, sid, name string) (*sessi
 		data[i], exists[i] = b, i == 1 || len(b) > 0
 	}
 	return newQwenSession(name, data, exists)
+}
+
+// readLines reads a whole session file, refusing a line longer than max
+// bytes (<= 0: events.DefaultMaxLineBytes) with an *events.Error of kind
+// events.ErrLineTooLong at the line's position, after reading at most one
+// read past the limit: a file that never ends a line (a runaway writer)
+// stops the replay instead of filling memory.
+func readLines(r io.Reader, stream events.Stream, max int) ([]byte, error) {
+	if max <= 0 {
+		max = events.DefaultMaxLineBytes
+	}
+	var buf []byte
+	line, start := 1, 0 // the current line's number and offset in buf
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		from := len(buf)
+		buf = buf[:from+n]
+		if nl := bytes.LastIndexByte(buf[from:], '\n'); nl >= 0 {
+			line += bytes.Count(buf[from:], []byte{'\n'})
+			start = from + nl + 1
+		}
+		if len(buf)-start > max {
+			return nil, &events.Error{Stream: stream, Pos: events.Position{Line: line, Offset: int64(start)}, Kind: events.ErrLineTooLong,
+				Detail: fmt.Sprintf("more than %d bytes without a newline", max)}
+		}
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 func newQwenSession(name string, data [2][]byte, exists [2]bool) (*session, error) {
@@ -98,11 +133,13 @@ type step struct {
 	Items   []timeline.Item `json:"timeline"`
 }
 
-// stepper folds a session event by event. Transcript projections are
-// recomputed from the evidence so far at every step (the active chain can
-// change shape when a later record branches or rewinds), which costs
-// O(n²) over a session and is what makes each step's state exactly what
-// recovery would have seen had the process died there.
+// stepper folds a session event by event. While the transcript is one
+// linear chain its projections are folded one record at a time
+// (replay_incremental.go); once a record branches, rewinds or cannot be
+// read, they are recomputed from the bytes of the cut at every step (the
+// active chain can change shape), which is O(n²) over a session. Either way
+// each step's state is exactly what recovery would have seen had the process
+// died there.
 type stepper struct {
 	s     *session
 	n     int
@@ -113,10 +150,14 @@ type stepper struct {
 	tl    *timeline.Timeline
 	last  map[string]string
 	order []string
+	inc   *incremental // nil once the transcript stops being one linear chain
 }
 
 func newStepper(s *session) *stepper {
 	st := &stepper{s: s, view: ledgerview.New(), enc: &turns.Enclosure{}, tl: timeline.New(), last: map[string]string{}}
+	if !s.dsh && len(s.ev.Sources[1].Bad) == 0 {
+		st.inc = newIncremental()
+	}
 	if s.dsh {
 		st.order = []string{"turn enclosure"}
 	} else {
@@ -146,9 +187,17 @@ func (st *stepper) next() step {
 			}
 		} else {
 			st.trans = append(st.trans, ev)
+			if st.inc != nil && !st.inc.add(ev) {
+				st.inc = nil
+			}
 		}
 		states["ledger view"] = describeView(st.view)
-		hist, attr := transcriptStates(st.view, len(st.trans), st.s.ev.Cut(st.n)[1])
+		var hist, attr string
+		if st.inc != nil {
+			hist, attr = st.inc.states(st.view)
+		} else {
+			hist, attr = transcriptStates(st.view, len(st.trans), st.s.ev.Cut(st.n)[1])
+		}
 		states["api history"], states["attribution"] = hist, attr
 	}
 	out := step{N: st.n, Event: ev.Describe(), Changed: []projection{}, Same: []string{}}
@@ -200,11 +249,14 @@ func transcriptStates(view *ledgerview.View, seen int, transcript []byte) (strin
 	if werr != nil {
 		return "error: " + werr.Error(), "error: " + werr.Error()
 	}
+	return describeFolds(acc, f, dangling)
+}
+
+func describeFolds(acc *apihistory.Fold, f *attribution.Fold, dangling []string) (string, string) {
 	hist := "empty"
-	if res := acc.Result(); res.Total > 0 {
-		last := res.Tail[len(res.Tail)-1]
+	if total, completed, trailing, last, ok := acc.Summary(); ok && total > 0 {
 		hist = fmt.Sprintf("%d entries, %d completed tool calls, %d trailing notifications, last %s",
-			res.Total, len(res.CompletedToolCallIDs), res.TrailingSystemNotifications, last.Describe())
+			total, completed, trailing, last.Describe())
 	}
 	if f == nil {
 		return hist, "no dangling prompt to attribute"

@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tailproof/tailproof/adapters/vfs"
+	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/guards"
 	"github.com/tailproof/tailproof/machines"
 	"github.com/tailproof/tailproof/machines/reconcile"
@@ -357,5 +361,38 @@ func TestExplainGuardsNoticesDrift(t *testing.T) {
 	out, ok := explainGuards(steps, ev, []guards.Veto{{Guard: "attribution", Reason: "a reason the list cannot derive"}}, false)
 	if ok || len(out) != 1 || out[0].Guard != "attribution" {
 		t.Fatalf("ok=%v out=%+v: a veto the guard list does not reproduce must be flagged", ok, out)
+	}
+}
+
+// endless never ends a line; it counts what was read from it.
+type endless struct{ read int }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	e.read += len(p)
+	return len(p), nil
+}
+
+// A file that never ends a line stops the replay with the line's position,
+// after reading at most one read past the limit; a finite file is read whole.
+func TestReadLinesRefusesAnEndlessLine(t *testing.T) {
+	src := &endless{}
+	_, err := readLines(io.MultiReader(strings.NewReader("{}\n{\"a\":1}\n"), src), events.StreamTranscript, 1000)
+	var ee *events.Error
+	if !errors.As(err, &ee) || !errors.Is(err, events.ErrLineTooLong) || ee.Pos != (events.Position{Line: 3, Offset: 11}) || ee.Stream != events.StreamTranscript {
+		t.Fatalf("err %v, want a too-long transcript line at line 3, offset 11", err)
+	}
+	if src.read > 1000+64<<10 {
+		t.Fatalf("read %d bytes of an endless line with a 1000-byte limit", src.read)
+	}
+	want := strings.Repeat("{\"k\":\"vvvvvvvvvvvvvvvv\"}\n", 5000) + "torn"
+	got, err := readLines(iotest.OneByteReader(strings.NewReader(want)), events.StreamLedger, 30)
+	if err != nil || string(got) != want {
+		t.Fatalf("finite input: %d bytes, %v; want %d bytes", len(got), err, len(want))
+	}
+	if _, err := readLines(strings.NewReader(want+strings.Repeat("y", 31)), events.StreamLedger, 30); !errors.Is(err, events.ErrLineTooLong) {
+		t.Fatalf("a 35-byte final line under a 30-byte limit: %v", err)
 	}
 }

@@ -102,6 +102,8 @@ type Core struct {
 
 	ready   Ready
 	readied bool // Ready ran: the machines have stepped
+
+	danglingSet map[string]struct{} // c.dangling as a set (noteTurnResult)
 }
 
 // candidate is one dangling prompt under decision, with its own evidence
@@ -109,7 +111,7 @@ type Core struct {
 type candidate struct {
 	ev      *guards.Evidence
 	fold    *attribution.Fold
-	pred    struct{ admission, terminal ledger.Record }
+	pred    struct{ admission, terminal float64 } // `at` of each
 	hasPred bool
 	d       Decision
 }
@@ -202,7 +204,7 @@ func (c *Core) StartChain() {
 		ev := cd.ev
 		cd.fold = attribution.New(ev.Target, ev.Admission.TailUUID, ev.Admission.AtFloat())
 		if cd.hasPred {
-			cd.fold.WatchPredecessor(cd.pred.admission.AtFloat(), cd.pred.terminal.AtFloat())
+			cd.fold.WatchPredecessor(cd.pred.admission, cd.pred.terminal)
 		}
 	}
 }
@@ -219,13 +221,39 @@ func (c *Core) AddChainEvent(e events.Event) error {
 			c.lastIdentified = id
 		}
 		if rec.Type == qwen.TypeSystem && rec.TurnResult != nil {
-			c.turnResults[rec.TurnResult.PromptID] = rec.TurnResult.State
+			c.noteTurnResult(rec.TurnResult)
 		}
 	}
 	for _, cd := range c.cands {
 		cd.fold.Add(e)
 	}
 	return c.acc.Add(e)
+}
+
+// noteTurnResult remembers a turn_result's state for TurnResult. Only a
+// dangling prompt can be the Target when any dangles, so only theirs are kept
+// then; the key and state are cloned, because a record's strings share one
+// allocation and a key aliasing it kept every turn_result record of the
+// chain alive (a 1 GiB transcript of short turns held ~90 MiB that way).
+func (c *Core) noteTurnResult(t *qwen.TurnResult) {
+	if len(c.dangling) > 0 && !c.isDangling(t.PromptID) {
+		return
+	}
+	if old, ok := c.turnResults[t.PromptID]; ok && old == t.State {
+		return
+	}
+	c.turnResults[strings.Clone(t.PromptID)] = strings.Clone(t.State)
+}
+
+func (c *Core) isDangling(id string) bool {
+	if c.danglingSet == nil {
+		c.danglingSet = make(map[string]struct{}, len(c.dangling))
+		for _, d := range c.dangling {
+			c.danglingSet[d] = struct{}{}
+		}
+	}
+	_, ok := c.danglingSet[id]
+	return ok
 }
 
 // ChainUnavailable ends the transcript phase for a transcript that could not

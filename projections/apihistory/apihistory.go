@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tailproof/tailproof/events"
@@ -21,105 +20,6 @@ const DefaultKeep = 50
 // transcript record: the projection has no meaning for it, and silently
 // skipping it could hide a wiring mistake that changes a verdict.
 var ErrNotTranscript = errors.New("not a qwen transcript record")
-
-// Source identifies one record an entry was built from, with the provenance
-// its envelope carried. It is what lets a later decision ask "who wrote
-// this?" instead of guessing from the text.
-type Source struct {
-	UUID       string
-	Pos        events.Position
-	Type       string
-	Subtype    string
-	Provenance events.Provenance
-	Origin     events.Origin
-	// DeliveredTurn is the record's deliveredTurn flag (newer writers only;
-	// Qwen Code 0.24.4 never writes it).
-	DeliveredTurn bool
-	// BackgroundTurn is true when the record carries Qwen Code 0.24.4's
-	// backgroundTurn stamp: it was written inside a background notification
-	// turn.
-	BackgroundTurn bool
-}
-
-// Entry is one api-history Content plus where it came from.
-type Entry struct {
-	Content qwen.Content
-	// PartSource[i] indexes Sources for Content.Parts[i]: a mid-turn message
-	// merged into an entry keeps its own record identity per part. Nil (or
-	// shorter than Parts) means the remaining parts came from Sources[0].
-	PartSource []int
-	// Sources are the records behind the entry, in the order they
-	// contributed. Sources[0] pushed the entry (for a compressed entry: the
-	// chat_compression record whose compressedHistory held it).
-	Sources []Source
-	// PromptID is the reference's API_HISTORY_PROMPT_ID tag: set for entries
-	// pushed by a user record with no subtype and a non-empty promptId.
-	PromptID string
-	// ColdNotification is the systemNotificationFlags bit: the pushing record
-	// has provenance "system" and subtype "notification", and is not the user
-	// entry of a turn — it carries neither 0.24.4's backgroundTurn stamp nor
-	// (the fallback for newer writers) deliveredTurn. 0.24.4's own
-	// isSystemNotificationRecord checks provenance and subtype only, so it
-	// also trims a stamped notification whose turn never answered (#12042
-	// shape A); the reference rules never read this bit (they trim by
-	// shape). A merge never changes it.
-	ColdNotification bool
-	// Compressed is true for entries copied from a compression's
-	// compressedHistory: raw Content with no per-entry record behind it.
-	Compressed bool
-}
-
-// Describe is the entry's stable one-line form:
-// role[parts] followed by the source uuids and provenances.
-func (e Entry) Describe() string {
-	s := DescribeContent(e.Content)
-	if e.PromptID != "" {
-		s += " promptId=" + e.PromptID
-	}
-	if e.ColdNotification {
-		s += " cold"
-	}
-	if e.Compressed {
-		s += " compressed"
-	}
-	s += " <-"
-	for _, src := range e.Sources {
-		s += " " + src.UUID
-		if src.Origin != events.OriginNone {
-			s += "(" + src.Provenance.String() + ")"
-		}
-	}
-	return s
-}
-
-// DescribeContent prints role[part, part…] with every text in full: a
-// verdict is judged on exact bytes, so nothing is shortened.
-func DescribeContent(c qwen.Content) string {
-	var b strings.Builder
-	b.WriteString(c.Role)
-	b.WriteByte('[')
-	for i, p := range c.Parts {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(DescribePart(p))
-	}
-	b.WriteByte(']')
-	return b.String()
-}
-
-// DescribePart prints one part: quoted full text (thought: prefixed), or the
-// call identity of a function part.
-func DescribePart(p qwen.Part) string {
-	s := p.Describe()
-	if p.Kind == qwen.PartText {
-		s = strconv.Quote(p.Text)
-	}
-	if p.Thought && !strings.HasPrefix(s, "thought:") {
-		s = "thought:" + s
-	}
-	return s
-}
 
 // Options configure a Fold.
 type Options struct {
@@ -158,33 +58,6 @@ type Result struct {
 // Start is the full-history index of Tail[0].
 func (r Result) Start() int { return r.Total - len(r.Tail) }
 
-type slot struct {
-	Entry
-	shapeRunBefore int // trailing shape-notification run of the kept history before this entry
-	flagRunBefore  int // trailing cold-notification run of the kept history before this entry
-}
-
-type idCount struct{ calls, results int }
-
-type promptHint struct {
-	count  int
-	idx    int
-	daemon string
-}
-
-type resultHint struct {
-	count     int
-	idx       int
-	cancelled bool // state cancelled with a cancelledAt
-}
-
-type attemptHint struct {
-	ok       bool
-	idx      int
-	promptID string
-	daemon   string
-}
-
 // Fold is the incremental SessionApiHistoryAccumulator. Add every record of
 // the active chain in order; Result may be called at any point and does not
 // disturb the fold.
@@ -205,20 +78,20 @@ type Fold struct {
 	shapeRun int // trailing kept entries that are notification-shaped
 	flagRun  int // trailing kept entries flagged cold
 
-	ids       map[string]idCount // functionCall / functionResponse ids in the whole history
-	idsShown  map[string]idCount // the same, without thought parts (StripThoughts only)
-	completed map[string]int     // completedToolCallIds → insertion sequence
+	ids       map[idKey]idCount // functionCall / functionResponse ids in the whole history
+	idsShown  map[idKey]idCount // the same, without thought parts (StripThoughts only)
+	completed map[string]int    // completedToolCallIds → insertion sequence
 	seq       int
-	tags      map[string]int // promptId tag → kept entries carrying it
+	tags      map[idKey]int32 // promptId tag → kept entries carrying it
 
 	lastMaterial *qwen.Record
 
 	// settlement hints over every record (isLastApiPromptCancelled)
 	records  int
-	prompts  map[string]*promptHint
+	prompts  map[idKey]promptHint
 	attempt  attemptHint
-	daemons  map[string]int // non-result hints per daemonPromptId
-	outcomes map[string]*resultHint
+	daemons  map[idKey]int32 // non-result hints per daemonPromptId
+	outcomes map[idKey]resultHint
 }
 
 // New returns an empty fold.
@@ -230,13 +103,13 @@ func New(opts Options) *Fold {
 	return &Fold{
 		opts:      opts,
 		keep:      k,
-		ids:       map[string]idCount{},
-		idsShown:  map[string]idCount{},
+		ids:       map[idKey]idCount{},
+		idsShown:  map[idKey]idCount{},
 		completed: map[string]int{},
-		tags:      map[string]int{},
-		prompts:   map[string]*promptHint{},
-		daemons:   map[string]int{},
-		outcomes:  map[string]*resultHint{},
+		tags:      map[idKey]int32{},
+		prompts:   map[idKey]promptHint{},
+		daemons:   map[idKey]int32{},
+		outcomes:  map[idKey]resultHint{},
 	}
 }
 
@@ -398,36 +271,6 @@ func (f *Fold) goalTurnEnd(rec *qwen.Record) {
 	}
 }
 
-// unique is hasUniqueToolResult over the whole current history.
-func (f *Fold) unique(id string) bool {
-	c := f.ids[id]
-	return id != "" && c.calls == 1 && c.results == 1
-}
-
-// uniqueShown is hasUniqueToolResult over the finished history, where
-// StripThoughts may have dropped a thought-flagged call or response.
-func (f *Fold) uniqueShown(id string) bool {
-	if !f.opts.StripThoughts {
-		return f.unique(id)
-	}
-	c := f.idsShown[id]
-	return id != "" && c.calls == 1 && c.results == 1
-}
-
-func count(m map[string]idCount, p qwen.Part, sign int) {
-	c := m[p.ID]
-	if p.Kind == qwen.PartFunctionCall {
-		c.calls += sign
-	} else {
-		c.results += sign
-	}
-	if c.calls == 0 && c.results == 0 {
-		delete(m, p.ID)
-	} else {
-		m[strings.Clone(p.ID)] = c // see hint: a key must not alias the record
-	}
-}
-
 // compress replaces the history with the compression's compressedHistory.
 func (f *Fold) compress(rec *qwen.Record, ev events.Event) {
 	clear(f.win)
@@ -456,170 +299,6 @@ func (f *Fold) compress(rec *qwen.Record, ev events.Event) {
 		}
 	}
 	f.lastMaterial = nil
-}
-
-// view is the entry as the finished history shows it.
-func (f *Fold) view(e *Entry) (Entry, bool) {
-	if !f.opts.StripThoughts || e.Content.Parts == nil {
-		return *e, true
-	}
-	keep := 0
-	for _, p := range e.Content.Parts {
-		if !p.Thought {
-			keep++
-		}
-	}
-	if keep == 0 {
-		return Entry{}, false
-	}
-	if keep == len(e.Content.Parts) {
-		return *e, true
-	}
-	v := *e
-	v.Content.Parts = make([]qwen.Part, 0, keep)
-	v.PartSource = make([]int, 0, keep)
-	for i, p := range e.Content.Parts {
-		if !p.Thought {
-			v.Content.Parts = append(v.Content.Parts, p)
-			src := 0
-			if i < len(e.PartSource) {
-				src = e.PartSource[i]
-			}
-			v.PartSource = append(v.PartSource, src)
-		}
-	}
-	return v, true
-}
-
-func (f *Fold) kept(e *Entry) bool {
-	if !f.opts.StripThoughts || e.Content.Parts == nil {
-		return true
-	}
-	for _, p := range e.Content.Parts {
-		if !p.Thought {
-			return true
-		}
-	}
-	return false
-}
-
-// account adds (sign=1) or removes (sign=-1) an entry's ids and tag.
-func (f *Fold) account(e *Entry, sign int) {
-	for _, p := range e.Content.Parts {
-		if !p.HasID || p.ID == "" || (p.Kind != qwen.PartFunctionCall && p.Kind != qwen.PartFunctionResponse) {
-			continue
-		}
-		count(f.ids, p, sign)
-		if f.opts.StripThoughts && !p.Thought {
-			count(f.idsShown, p, sign)
-		}
-	}
-	if e.PromptID != "" && f.kept(e) {
-		f.tags[strings.Clone(e.PromptID)] += sign
-		if f.tags[e.PromptID] == 0 {
-			delete(f.tags, e.PromptID)
-		}
-	}
-	if f.kept(e) {
-		f.keptInWin += sign
-	}
-}
-
-// runsAfter recomputes the trailing runs with s as the last entry.
-func (f *Fold) runsAfter(s *slot) {
-	if !f.kept(&s.Entry) {
-		f.shapeRun, f.flagRun = s.shapeRunBefore, s.flagRunBefore
-		return
-	}
-	v, _ := f.view(&s.Entry)
-	f.shapeRun = 0
-	if IsSystemNotificationContent(v.Content) {
-		f.shapeRun = s.shapeRunBefore + 1
-	}
-	f.flagRun = 0
-	if s.ColdNotification {
-		f.flagRun = s.flagRunBefore + 1
-	}
-}
-
-func (f *Fold) push(e Entry) {
-	if len(f.win) == cap(f.win) && f.off > 0 && f.off >= len(f.win) {
-		// More of the array is evicted than live: slide the window down and
-		// reuse it rather than growing, so a long session allocates no slots.
-		n := copy(f.base[:cap(f.base)], f.win)
-		clear(f.base[n : n+f.off])
-		f.win, f.off = f.base[:n], 0
-	}
-	old := cap(f.win)
-	f.win = append(f.win, slot{Entry: e, shapeRunBefore: f.shapeRun, flagRunBefore: f.flagRun})
-	if cap(f.win) != old {
-		f.base, f.off = f.win[:0:cap(f.win)], 0
-	}
-	s := &f.win[len(f.win)-1]
-	f.account(&s.Entry, 1)
-	f.runsAfter(s)
-}
-
-func (f *Fold) pop() {
-	s := &f.win[len(f.win)-1]
-	f.account(&s.Entry, -1)
-	f.shapeRun, f.flagRun = s.shapeRunBefore, s.flagRunBefore
-	*s = slot{}
-	f.win = f.win[:len(f.win)-1]
-}
-
-func (f *Fold) merge(rec *qwen.Record, src Source) {
-	s := &f.win[len(f.win)-1]
-	f.account(&s.Entry, -1)
-	// Copy before appending: the entry's slices must never alias a record's
-	// message or an earlier Result.
-	idx := len(s.Sources)
-	s.Sources = append(slices.Clip(s.Sources), src)
-	s.Content.Parts = append(slices.Clip(s.Content.Parts), rec.Message.Parts...)
-	ps := make([]int, len(s.Content.Parts)-len(rec.Message.Parts), len(s.Content.Parts))
-	copy(ps, s.PartSource)
-	for range rec.Message.Parts {
-		ps = append(ps, idx)
-	}
-	s.PartSource = ps
-	f.account(&s.Entry, 1)
-	f.runsAfter(s)
-}
-
-// evict drops entries from the front that no Result can need. The bound is
-// taken against the history WITHOUT its last entry (r = the run before it),
-// so that a slash-command pop of that entry — the only way the history
-// shrinks, and always the undo of the immediately preceding push — still
-// leaves Keep exact entries before the restored run.
-func (f *Fold) evict() {
-	if f.opts.Unbounded || len(f.win) < 2 {
-		return
-	}
-	last := &f.win[len(f.win)-1]
-	m := f.keptInWin
-	if f.kept(&last.Entry) {
-		m--
-	}
-	r := last.shapeRunBefore
-	n := 0
-	for n < len(f.win)-1 && m-r > f.keep {
-		s := &f.win[n]
-		if f.kept(&s.Entry) {
-			m--
-			f.keptInWin--
-			f.evictedLen++
-			v, _ := f.view(&s.Entry)
-			if isLastPromptCandidate(v.Content, v.PromptID != "") {
-				f.evictedPromptFound, f.evictedPromptID = true, v.PromptID
-			}
-		}
-		*s = slot{}
-		n++
-	}
-	if n > 0 {
-		f.win = f.win[n:]
-		f.off += n
-	}
 }
 
 // Result returns the projection. The returned slices are the caller's.

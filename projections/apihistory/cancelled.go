@@ -6,49 +6,64 @@ import (
 	"github.com/tailproof/tailproof/events/qwen"
 )
 
+type promptHint struct {
+	idx       int
+	daemon    idKey // keyOf the last occurrence's daemonPromptId
+	count     int32
+	hasDaemon bool // that daemonPromptId is not empty
+}
+
+type resultHint struct {
+	idx       int
+	count     int32
+	cancelled bool // state cancelled with a cancelledAt
+}
+
+type attemptHint struct {
+	ok       bool
+	idx      int
+	promptID string
+	daemon   string
+}
+
 // hint folds one record's settlement hint (getSessionTurnSettlementHint).
 // Only counters keyed by prompt ids are kept: the cancelled-last-turn test
 // needs each id's multiplicity and the index of its single occurrence, never
-// the records themselves. Kept ids are cloned: a record's strings share one
-// allocation (events/qwen), and a map key that aliases it would keep the
-// whole record's text alive for the rest of the fold.
+// the records themselves. The ids are kept as 128-bit keys (keyOf), not
+// strings.
 func (f *Fold) hint(rec *qwen.Record) {
 	idx := f.records
 	switch {
 	case rec.Type == qwen.TypeUser && !rec.HasSubtype:
 		if rec.PromptID != "" {
-			h := f.prompts[rec.PromptID]
-			if h == nil {
-				h = &promptHint{}
-				f.prompts[strings.Clone(rec.PromptID)] = h
-			}
+			k := keyOf(rec.PromptID)
+			h := f.prompts[k]
 			h.count++
 			h.idx = idx
-			if h.daemon != rec.DaemonPromptID {
-				h.daemon = strings.Clone(rec.DaemonPromptID)
-			}
+			h.daemon, h.hasDaemon = keyOf(rec.DaemonPromptID), rec.DaemonPromptID != ""
+			f.prompts[k] = h
 		}
 		if rec.DaemonPromptID != "" {
-			f.daemons[strings.Clone(rec.DaemonPromptID)]++
+			f.daemons[keyOf(rec.DaemonPromptID)]++
 		}
 	case rec.Type == qwen.TypeSystem && rec.Subtype == qwen.SubtypeTurnAttempt:
-		f.attempt = attemptHint{ok: true, idx: idx, promptID: rec.PromptID, daemon: rec.DaemonPromptID}
+		// The attempt's strings are cloned: they are kept past the record,
+		// whose strings share one allocation (events/qwen).
+		f.attempt = attemptHint{ok: true, idx: idx, promptID: strings.Clone(rec.PromptID), daemon: strings.Clone(rec.DaemonPromptID)}
 		if rec.DaemonPromptID != "" {
-			f.daemons[strings.Clone(rec.DaemonPromptID)]++
+			f.daemons[keyOf(rec.DaemonPromptID)]++
 		}
 	case rec.Type == qwen.TypeSystem && rec.Subtype == qwen.SubtypeTurnResult:
 		t := rec.TurnResult
 		if !validTurnResult(t) {
 			return
 		}
-		h := f.outcomes[t.PromptID]
-		if h == nil {
-			h = &resultHint{}
-			f.outcomes[strings.Clone(t.PromptID)] = h
-		}
+		k := keyOf(t.PromptID)
+		h := f.outcomes[k]
 		h.count++
 		h.idx = idx
 		h.cancelled = t.State == "cancelled" && t.HasCancelledAt
+		f.outcomes[k] = h
 	}
 }
 
@@ -94,20 +109,21 @@ func (f *Fold) cancelledLastTurn(tail []Entry) bool {
 	if !found && f.evictedPromptFound {
 		pid = f.evictedPromptID
 	}
-	if pid == "" || f.tags[pid] != 1 {
+	if pid == "" || f.tags[keyOf(pid)] != 1 {
 		return false
 	}
-	p := f.prompts[pid]
-	if p == nil || p.count != 1 {
+	p, ok := f.prompts[keyOf(pid)]
+	if !ok || p.count != 1 {
 		return false
 	}
-	ownerIdx, ownerPrompt, ownerDaemon := p.idx, pid, p.daemon
+	ownerIdx, ownerPrompt, ownerDaemon, hasDaemon := p.idx, pid, p.daemon, p.hasDaemon
 	if f.attempt.ok && f.attempt.idx > ownerIdx {
-		ownerIdx, ownerPrompt, ownerDaemon = f.attempt.idx, f.attempt.promptID, f.attempt.daemon
+		ownerIdx, ownerPrompt = f.attempt.idx, f.attempt.promptID
+		ownerDaemon, hasDaemon = keyOf(f.attempt.daemon), f.attempt.daemon != ""
 	}
-	if ownerPrompt != pid || ownerDaemon == "" || f.daemons[ownerDaemon] != 1 {
+	if ownerPrompt != pid || !hasDaemon || f.daemons[ownerDaemon] != 1 {
 		return false
 	}
-	r := f.outcomes[ownerDaemon]
-	return r != nil && r.count == 1 && r.idx > ownerIdx && r.cancelled
+	r, ok := f.outcomes[ownerDaemon]
+	return ok && r.count == 1 && r.idx > ownerIdx && r.cancelled
 }

@@ -344,3 +344,28 @@ func naiveCancelled(evs []events.Event, hist []qwen.Content, tags []string, trai
 	}
 	return res > owner && hints[res].cancelled
 }
+
+// TestSummaryMatchesResult: Summary answers, after every record, what
+// Result's Total, CompletedToolCallIDs, TrailingSystemNotifications and last
+// Tail entry say.
+func TestSummaryMatchesResult(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		evs := histtest.Records(t)
+		opts := apihistory.Options{StripThoughts: rapid.Bool().Draw(t, "strip"), Keep: rapid.IntRange(1, 4).Draw(t, "keep")}
+		f := apihistory.New(opts)
+		for i, ev := range evs {
+			if err := f.Add(ev); err != nil {
+				t.Fatal(err)
+			}
+			res := f.Result()
+			total, completed, trailing, last, ok := f.Summary()
+			if total != res.Total || completed != len(res.CompletedToolCallIDs) || trailing != res.TrailingSystemNotifications || ok != (len(res.Tail) > 0) {
+				t.Fatalf("after record %d: Summary %d %d %d %v, Result %d %d %d %d entries", i, total, completed, trailing, ok,
+					res.Total, len(res.CompletedToolCallIDs), res.TrailingSystemNotifications, len(res.Tail))
+			}
+			if ok && last.Describe() != res.Tail[len(res.Tail)-1].Describe() {
+				t.Fatalf("after record %d: last %s, Result's %s", i, last.Describe(), res.Tail[len(res.Tail)-1].Describe())
+			}
+		}
+	})
+}

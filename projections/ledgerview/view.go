@@ -7,60 +7,112 @@
 // an update keeps the key's first-insertion position, so dangling ids come
 // out in first-appearance order), recentPromptTerminalRecords (the last 64
 // terminals in file order) and the settled-set / latest-admission logic of
-// reconcileDanglingPromptTerminals. Memory is proportional to the number of
-// distinct prompts, never to the number of records.
+// reconcileDanglingPromptTerminals. Memory is a compact fact per distinct
+// prompt (about 80 bytes with its id) plus the records of the open prompts,
+// never proportional to the number of records.
 package ledgerview
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/tailproof/tailproof/events/ledger"
 )
 
 // RecentTerminalsLimit is the reference's PROMPT_TERMINALS_RESPONSE_LIMIT.
 const RecentTerminalsLimit = 64
 
-type promptState struct {
-	order       int           // first-appearance position
-	latest      ledger.Record // last write wins
-	settled     bool          // any terminal record anywhere
-	lastAdmit   int           // record index of this prompt's last in_flight, -1 if none
-	admission   ledger.Record // that record
-	maxTermAt   float64
-	hasTerminal bool
+// fact is what the view keeps of every prompt, settled or not: enough for
+// the predecessor and other-terminal queries, never its records. A prompt's
+// records are kept only while it is open (open).
+type fact struct {
+	maxTermAt float64 // latest terminal `at` (valid when hasTerminal)
+	latestAt  float64 // the latest record's `at` (completed predecessor)
+	admitAt   float64 // the last in_flight's `at` (valid when admitted)
+	flags     uint8
+}
+
+const (
+	hasTerminal     uint8 = 1 << iota // any terminal anywhere (settled)
+	admitted                          // some in_flight record
+	latestInFlight                    // the last write is in_flight (dangling)
+	latestCompleted                   // the last write is a completed terminal
+)
+
+// open is a prompt whose latest record is in_flight: its last admission
+// record, kept whole because the guards read it.
+type open struct {
+	order     int
+	lastAdmit int // record index of the admission
+	admission ledger.Record
+}
+
+// topTerm is one prompt's latest terminal time, for LatestOtherTerminalAt.
+type topTerm struct {
+	order int
+	at    float64
+	ok    bool
 }
 
 // View is the folded ledger. The zero value is not ready; use New.
+//
+// Memory: one map entry and one 32-byte fact per distinct prompt, the
+// records of the prompts that are open (latest in_flight), the last 64
+// terminals and the deadline terminals. Every query but the two
+// predecessor ones is O(open prompts); those two scan the facts once
+// (they are asked once per candidate).
 type View struct {
-	prompts  map[string]*promptState
-	order    []string
+	index    map[string]int // prompt id -> first-appearance order
+	facts    []fact         // by order
+	open     map[string]*open
 	count    int
 	recent   []ledger.Record // ring of the last RecentTerminalsLimit terminals
 	next     int
 	full     bool
 	deadline []ledger.Record
+	// top1 is the prompt with the latest terminal, top2 the latest among
+	// the others: a prompt's latest terminal time only grows, so the two
+	// answer "latest terminal of any prompt but id" for every id.
+	top1, top2 topTerm
 }
 
 // New returns an empty view.
-func New() *View { return &View{prompts: map[string]*promptState{}} }
+func New() *View { return &View{index: map[string]int{}, open: map[string]*open{}} }
 
 // Add folds one record.
 func (v *View) Add(r ledger.Record) {
 	idx := v.count
 	v.count++
-	p := v.prompts[r.PromptID]
-	if p == nil {
-		p = &promptState{order: len(v.order), lastAdmit: -1}
-		v.prompts[r.PromptID] = p
-		v.order = append(v.order, r.PromptID)
+	order, ok := v.index[r.PromptID]
+	if !ok {
+		order = len(v.facts)
+		// Cloned: the decoder's strings may share the line's allocation.
+		v.index[strings.Clone(r.PromptID)] = order
+		v.facts = append(v.facts, fact{})
 	}
-	p.latest = r
+	p := &v.facts[order]
+	p.latestAt = r.AtFloat()
+	p.flags &^= latestInFlight | latestCompleted
 	if r.InFlight {
-		p.lastAdmit, p.admission = idx, r
+		p.flags |= admitted | latestInFlight
+		p.admitAt = r.AtFloat()
+		o := v.open[r.PromptID]
+		if o == nil {
+			o = &open{order: order}
+			v.open[strings.Clone(r.PromptID)] = o
+		}
+		o.lastAdmit, o.admission = idx, r
 		return
 	}
-	if !p.hasTerminal || r.AtFloat() > p.maxTermAt {
-		p.maxTermAt = r.AtFloat()
+	delete(v.open, r.PromptID)
+	if r.Terminal == ledger.Completed {
+		p.flags |= latestCompleted
 	}
-	p.settled, p.hasTerminal = true, true
+	if p.flags&hasTerminal == 0 || r.AtFloat() > p.maxTermAt {
+		p.maxTermAt = r.AtFloat()
+		v.raiseTop(order, p.maxTermAt)
+	}
+	p.flags |= hasTerminal
 	if r.Code == ledger.CodePromptDeadlineExceeded {
 		v.deadline = append(v.deadline, r)
 	}
@@ -73,45 +125,58 @@ func (v *View) Add(r ledger.Record) {
 	v.next = (v.next + 1) % RecentTerminalsLimit
 }
 
+// raiseTop records that prompt order's latest terminal time is now at.
+func (v *View) raiseTop(order int, at float64) {
+	t := topTerm{order: order, at: at, ok: true}
+	switch {
+	case v.top1.ok && v.top1.order == order:
+		v.top1.at = at
+	case !v.top1.ok || at > v.top1.at:
+		if v.top1.ok {
+			v.top2 = v.top1
+		}
+		v.top1 = t
+	case v.top2.ok && v.top2.order == order:
+		v.top2.at = at
+	case !v.top2.ok || at > v.top2.at:
+		v.top2 = t
+	}
+}
+
 // Len is the number of records folded (the reconciler's snapshot length).
 func (v *View) Len() int { return v.count }
 
 // Dangling returns the prompts whose latest record is in_flight, in
 // first-appearance (admission) order.
 func (v *View) Dangling() []string {
-	var out []string
-	for _, id := range v.order {
-		if v.prompts[id].latest.InFlight {
-			out = append(out, id)
-		}
+	if len(v.open) == 0 {
+		return nil
 	}
+	out := make([]string, 0, len(v.open))
+	for id := range v.open {
+		out = append(out, id)
+	}
+	slices.SortFunc(out, func(a, b string) int { return v.open[a].order - v.open[b].order })
 	return out
 }
 
 // Settled reports whether id has a terminal record anywhere in the ledger.
 func (v *View) Settled(id string) bool {
-	p := v.prompts[id]
-	return p != nil && p.settled
-}
-
-// Latest returns the last record written for id.
-func (v *View) Latest(id string) (ledger.Record, bool) {
-	p := v.prompts[id]
-	if p == nil {
-		return ledger.Record{}, false
-	}
-	return p.latest, true
+	o, ok := v.index[id]
+	return ok && v.facts[o].flags&hasTerminal != 0
 }
 
 // LatestUnsettledAdmission is the last in_flight record, in file order, of a
 // prompt that has no terminal anywhere — the record the attribution guard
 // requires to be the target's own admission. Admissions of prompts that
 // settled later are skipped: in [A if, B if, B cancelled] the tail belongs to A.
+// A prompt with no terminal has only in_flight records, so it is open: the
+// search is over the open prompts only.
 func (v *View) LatestUnsettledAdmission() (ledger.Record, bool) {
 	best, found := -1, ledger.Record{}
-	for _, p := range v.prompts {
-		if !p.settled && p.lastAdmit > best {
-			best, found = p.lastAdmit, p.admission
+	for _, o := range v.open {
+		if v.facts[o.order].flags&hasTerminal == 0 && o.lastAdmit > best {
+			best, found = o.lastAdmit, o.admission
 		}
 	}
 	return found, best >= 0
@@ -120,17 +185,14 @@ func (v *View) LatestUnsettledAdmission() (ledger.Record, bool) {
 // LatestOtherTerminalAt is the latest `at` of a terminal of any prompt other
 // than id, and whether one exists.
 func (v *View) LatestOtherTerminalAt(id string) (float64, bool) {
-	var max float64
-	ok := false
-	for pid, p := range v.prompts {
-		if pid == id || !p.hasTerminal {
-			continue
-		}
-		if !ok || p.maxTermAt > max {
-			max, ok = p.maxTermAt, true
-		}
+	o, ok := v.index[id]
+	if !ok {
+		o = -1
 	}
-	return max, ok
+	if v.top1.ok && v.top1.order != o {
+		return v.top1.at, true
+	}
+	return v.top2.at, v.top2.ok
 }
 
 // LatestPredecessorTerminalAt is the latest `at` of a terminal of a prompt
@@ -138,15 +200,14 @@ func (v *View) LatestOtherTerminalAt(id string) (float64, bool) {
 // it), and whether one exists. Under FIFO admission id's turn cannot start
 // before those terminals.
 func (v *View) LatestPredecessorTerminalAt(id string) (float64, bool) {
-	t := v.prompts[id]
-	if t == nil {
+	t, ok := v.index[id]
+	if !ok {
 		return 0, false
 	}
 	var max float64
-	ok := false
-	for _, pid := range v.order[:t.order] {
-		p := v.prompts[pid]
-		if !p.hasTerminal {
+	ok = false
+	for _, p := range v.facts[:t] {
+		if p.flags&hasTerminal == 0 {
 			continue
 		}
 		if !ok || p.maxTermAt > max {
@@ -156,24 +217,24 @@ func (v *View) LatestPredecessorTerminalAt(id string) (float64, bool) {
 	return max, ok
 }
 
-// LatestCompletedPredecessor returns, among the prompts that first appeared
-// before id, the one whose completed terminal is latest: its last admission
-// and that terminal. ok is false when there is none.
-func (v *View) LatestCompletedPredecessor(id string) (admission, terminal ledger.Record, ok bool) {
-	t := v.prompts[id]
-	if t == nil {
-		return ledger.Record{}, ledger.Record{}, false
+// LatestCompletedPredecessor finds, among the prompts that first appeared
+// before id, the one whose latest record is a completed terminal with the
+// latest `at` (the first in admission order on a tie), and returns the `at`
+// of its last admission and of that terminal. ok is false when there is none.
+func (v *View) LatestCompletedPredecessor(id string) (admissionAt, terminalAt float64, ok bool) {
+	t, found := v.index[id]
+	if !found {
+		return 0, 0, false
 	}
-	for _, pid := range v.order[:t.order] {
-		p := v.prompts[pid]
-		if p.lastAdmit < 0 || p.latest.InFlight || p.latest.Terminal != ledger.Completed {
+	for _, p := range v.facts[:t] {
+		if p.flags&admitted == 0 || p.flags&latestCompleted == 0 {
 			continue
 		}
-		if !ok || p.latest.AtFloat() > terminal.AtFloat() {
-			admission, terminal, ok = p.admission, p.latest, true
+		if !ok || p.latestAt > terminalAt {
+			admissionAt, terminalAt, ok = p.admitAt, p.latestAt, true
 		}
 	}
-	return admission, terminal, ok
+	return admissionAt, terminalAt, ok
 }
 
 // DeadlineExceeded returns the prompt_deadline_exceeded terminals in file order.
@@ -192,9 +253,9 @@ func (v *View) RecentTerminals() []ledger.Record {
 // UnsettledAdmission is id's last in_flight record, when id has no terminal
 // anywhere in the ledger.
 func (v *View) UnsettledAdmission(id string) (ledger.Record, bool) {
-	p := v.prompts[id]
-	if p == nil || p.settled || p.lastAdmit < 0 {
+	o := v.open[id]
+	if o == nil || v.facts[o.order].flags&hasTerminal != 0 {
 		return ledger.Record{}, false
 	}
-	return p.admission, true
+	return o.admission, true
 }

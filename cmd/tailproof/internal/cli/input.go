@@ -101,7 +101,10 @@ func (f *FileReport) Warnings(role string) []string {
 // ScanLedger counts a ledger's records and undecodable lines the way the
 // ledger reader (ledger.ReadEach, Qwen's readPromptLedgerRecords) sees
 // them — blank lines skipped, a line ledger.Decode refuses dropped — and
-// keeps the first positions and each prompt's latest admission time.
+// keeps the first positions and each open prompt's latest admission time:
+// only a prompt whose last record is in_flight can be given a terminal, so
+// settled prompts are not kept (a ledger of a million turns would keep a
+// million entries).
 func ScanLedger(r io.Reader) (FileReport, map[string]float64, error) {
 	rep := FileReport{Present: true, Checked: true, Records: new(int), First: []Position{}}
 	admitted := map[string]float64{}
@@ -119,8 +122,14 @@ func ScanLedger(r io.Reader) (FileReport, map[string]float64, error) {
 			rec, derr := ledger.Decode(line.Bytes)
 			if derr == nil {
 				*rep.Records++
-				if rec.InFlight {
+				switch _, seen := admitted[rec.PromptID]; {
+				case rec.InFlight && seen:
 					admitted[rec.PromptID] = rec.AtFloat()
+				case rec.InFlight:
+					// Cloned: the decoder's strings may share the line's allocation.
+					admitted[strings.Clone(rec.PromptID)] = rec.AtFloat()
+				default:
+					delete(admitted, rec.PromptID) // a terminal closes it
 				}
 				continue
 			}

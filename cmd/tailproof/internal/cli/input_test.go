@@ -91,3 +91,18 @@ func TestScanTranscript(t *testing.T) {
 		t.Fatalf("mixed: %+v %v", rep, err)
 	}
 }
+
+// Only open prompts keep their admission: a terminal closes one, a later
+// in_flight reopens it with that admission's time.
+func TestScanLedgerKeepsOpenAdmissions(t *testing.T) {
+	l := `{"v":1,"promptId":"a","state":"in_flight","at":1}
+{"v":1,"promptId":"b","state":"in_flight","at":2}
+{"v":1,"promptId":"a","terminal":"completed","at":3}
+{"v":1,"promptId":"b","terminal":"completed","at":4}
+{"v":1,"promptId":"b","state":"in_flight","at":5}
+`
+	_, admitted, err := ScanLedger(strings.NewReader(l))
+	if err != nil || len(admitted) != 1 || admitted["b"] != 5 {
+		t.Fatalf("admitted %v, %v; want only b at 5", admitted, err)
+	}
+}

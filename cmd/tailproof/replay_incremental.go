@@ -1,0 +1,92 @@
+package main
+
+import (
+	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/qwen"
+	"github.com/tailproof/tailproof/projections/apihistory"
+	"github.com/tailproof/tailproof/projections/attribution"
+	"github.com/tailproof/tailproof/projections/ledgerview"
+)
+
+// incremental keeps a step's transcript projections up to date one record
+// at a time while the transcript so far is one linear chain: every record a
+// conversation record, the first a root, each next one the child of the one
+// before, no uuid twice, no undecodable line. Then the active chain of every
+// prefix is exactly the records so far in order (what LoadChain and Walk
+// yield on the cut, ADR 0020), so the api history is one fold over the
+// session instead of one per step. The attribution fold is seeded with the
+// target, its marker and its admission time, so it is rebuilt over the
+// records so far only when those change (at most once per admission); a
+// step that changes nothing else costs O(1) folds. The first record that
+// breaks the shape (a rewind, a branch, a second root, a reused uuid)
+// returns false, and the stepper recomputes from the bytes from then on.
+type incremental struct {
+	evs   []events.Event
+	uuids map[string]struct{}
+	acc   *apihistory.Fold
+	attr  *attribution.Fold
+	key   attrKey
+}
+
+// attrKey is what the attribution fold was seeded with.
+type attrKey struct {
+	ok     bool
+	target string
+	marker string
+	at     float64
+}
+
+func newIncremental() *incremental {
+	return &incremental{uuids: map[string]struct{}{}, acc: apihistory.New(apihistory.Options{})}
+}
+
+// add folds the next transcript event; false means the transcript is no
+// longer one linear chain.
+func (in *incremental) add(ev events.Event) bool {
+	rec, ok := ev.Body.(*qwen.Record)
+	if !ok || !qwen.IsConversationRecord(rec) {
+		return false
+	}
+	if _, dup := in.uuids[rec.UUID]; dup {
+		return false
+	}
+	if len(in.evs) == 0 {
+		if rec.ParentUUID != "" {
+			return false
+		}
+	} else if prev := in.evs[len(in.evs)-1].Body.(*qwen.Record); rec.ParentUUID == "" || rec.ParentUUID != prev.UUID {
+		return false
+	}
+	in.uuids[rec.UUID] = struct{}{}
+	in.evs = append(in.evs, ev)
+	if err := in.acc.Add(ev); err != nil {
+		return false
+	}
+	if in.attr != nil {
+		in.attr.Add(ev)
+	}
+	return true
+}
+
+// states are transcriptStates' two projections for the records so far.
+func (in *incremental) states(view *ledgerview.View) (string, string) {
+	if len(in.evs) == 0 {
+		return "empty", "no transcript"
+	}
+	dangling := view.Dangling()
+	key := attrKey{}
+	if len(dangling) > 0 {
+		adm, _ := view.LatestUnsettledAdmission()
+		key = attrKey{ok: true, target: dangling[0], marker: adm.TailUUID, at: adm.AtFloat()}
+	}
+	if key != in.key {
+		in.key, in.attr = key, nil
+		if key.ok {
+			in.attr = attribution.New(key.target, key.marker, key.at)
+			for _, e := range in.evs {
+				in.attr.Add(e)
+			}
+		}
+	}
+	return describeFolds(in.acc, in.attr, dangling)
+}
