@@ -112,6 +112,9 @@ type candidate struct {
 	pred    struct{ admission, terminal ledger.Record }
 	hasPred bool
 	d       Decision
+	// hist is the api history as it stood when the candidate's own turn
+	// ended by call identity (nil: its turn runs to the chain's end).
+	hist *apihistory.Result
 }
 
 // New returns a core for one reconciliation.
@@ -200,6 +203,7 @@ func (c *Core) StartChain() {
 	c.turnResults = map[string]string{}
 	for _, cd := range c.cands {
 		ev := cd.ev
+		cd.hist = nil
 		cd.fold = attribution.New(ev.Target, ev.Admission.TailUUID, ev.Admission.AtFloat())
 		if cd.hasPred {
 			cd.fold.WatchPredecessor(cd.pred.admission.AtFloat(), cd.pred.terminal.AtFloat())
@@ -223,7 +227,17 @@ func (c *Core) AddChainEvent(e events.Event) error {
 		}
 	}
 	for _, cd := range c.cands {
+		before := cd.fold.TurnEndIdx()
 		cd.fold.Add(e)
+		if after := cd.fold.TurnEndIdx(); after != before && c.in.Rules.Identity {
+			// The record just folded ended (or, revoked, resumed) the
+			// candidate's own turn: its tail is the history before it.
+			cd.hist = nil
+			if after >= 0 {
+				res := c.acc.Result()
+				cd.hist = &res
+			}
+		}
 	}
 	return c.acc.Add(e)
 }
@@ -238,7 +252,7 @@ func (c *Core) ChainUnavailable(err error, missing bool) {
 	}
 	for _, cd := range c.cands {
 		cd.ev.Transcript = guards.TranscriptEvidence{LoadErr: why, MarkerIdx: -1}
-		cd.ev.Transcript.Ownership.TargetIdx = -1
+		cd.ev.Transcript.Ownership.TargetIdx, cd.ev.Transcript.Ownership.TurnEndIdx = -1, -1
 	}
 	c.acc = nil
 }

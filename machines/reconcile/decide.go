@@ -121,7 +121,7 @@ func (c *Core) step(cd *candidate, hist **apihistory.Result) {
 		// transcript: nothing after attribution can be proven.
 		m.tracef("fold transcript: not read")
 		ev.Transcript.LoadErr = "transcript not read"
-		ev.Transcript.MarkerIdx, ev.Transcript.Ownership.TargetIdx = -1, -1
+		ev.Transcript.MarkerIdx, ev.Transcript.Ownership.TargetIdx, ev.Transcript.Ownership.TurnEndIdx = -1, -1, -1
 	} else if c.unavailable {
 		m.tracef("fold transcript: %s", t.LoadErr)
 	} else {
@@ -129,6 +129,13 @@ func (c *Core) step(cd *candidate, hist **apihistory.Result) {
 			t.ChainLen, t.Gaps, markerText(t), orDash(t.LastVisibleType), t.LastVisibleMs, t.AfterAdmission, t.VisibleAfter, t.NonSystemAfter)
 		if o := t.Ownership; o.Active {
 			m.tracef("fold transcript: ownership target record #%d, followed by %q, turn_result %q", o.TargetIdx, o.FollowedBy, o.TurnResult)
+		}
+		if o := t.Ownership; o.CallIdentity {
+			end := "runs to the chain's end"
+			if o.TurnEndIdx >= 0 {
+				end = fmt.Sprintf("ended at #%d by %s", o.TurnEndIdx, o.TurnEnd)
+			}
+			m.tracef("fold transcript: call identity: turn %s %s", orDash(o.TurnID), end)
 		}
 	}
 	if !m.fire(EvCheck, ev) {
@@ -179,9 +186,15 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 		}
 		*hist = &res
 	}
+	own := **hist
+	if cd.hist != nil && t.Ownership.TurnEndIdx >= 0 {
+		// Call identity bounds the target's turn: its tail is the history
+		// as it stood before another turn's first record.
+		own = *cd.hist
+	}
 	// The one tail classifier: Status computes the same tail through the
 	// same function (interruption.ClassifyTail).
-	tc := interruption.ClassifyTail(**hist, r.Trim)
+	tc := interruption.ClassifyTail(own, r.Trim)
 	tail, v, upgrade := tc.Tail, tc.Verdict, tc.IdlessUpgrade
 	ev.Classification = guards.Classification{
 		Done: true, Kind: v.Kind.String(), IdlessUpgrade: upgrade,

@@ -84,6 +84,7 @@ func Tailproof(extra ...guards.Guard[*guards.Evidence]) Rules {
 		guards.TranscriptIntegrity,
 		guards.SeveralDangling,
 		guards.Ownership,
+		guards.CallIdentity,
 		guards.DispatchMarker,
 		guards.DispatchEvidence,
 		guards.ClockMonotonic,
