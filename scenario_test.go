@@ -36,7 +36,9 @@ import (
 //	s1 slash /help                local slash_command result for /help
 //	t1 title "Later title"        custom_title without provenance
 //	g1 goal_turn_end call-1       goal_turn_end
-//	x1 turn_result p1 completed   turn_result for daemon prompt p1
+//	x1 turn_result p1 completed   turn_result for daemon prompt p1 (cancelled: with
+//	                              cancelledAt unless cancelledAt=none; error: with
+//	                              error {message, code=<c> when given})
 //	d1 bgdone [task-1]            system/background_task_completed (never stamped)
 //	y1 telemetry api_response 3   ui_telemetry whose uiEvent.prompt_id is turn 3's
 //	y1 telemetry tool_call cron call-1 [name]   (turn: N, cron, side or a literal id;
@@ -298,6 +300,20 @@ func (s *scenario) writeTranscript(t *testing.T, input, version string) string {
 		}
 		if _, ok := opts["delivered"]; ok {
 			rec["deliveredTurn"] = true
+		}
+		if p, ok := rec["systemPayload"].(map[string]any); ok && kind == "turn_result" {
+			// #settleTurnRecording's payload: cancelledAt only for a recorded
+			// cancel, error (normalizeTurnResultError) only for state error.
+			if opts["cancelledAt"] == "none" {
+				delete(p, "cancelledAt")
+			}
+			if args[1] == "error" {
+				e := map[string]any{"message": "Internal error"}
+				if c, ok := opts["code"]; ok {
+					e["code"] = c
+				}
+				p["error"] = e
+			}
 		}
 		if _, partial := opts["partial"]; version == "0.24.4" && rec["type"] == "assistant" && !partial {
 			// recordAssistantTurn writes the call's usage for a stream that

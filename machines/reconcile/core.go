@@ -23,8 +23,13 @@ type Verdict string
 const (
 	VerdictCompleted   Verdict = "completed"
 	VerdictInterrupted Verdict = "interrupted"
-	VerdictUnknown     Verdict = "unknown" // evidence could not prove a verdict; nothing appended
-	VerdictNone        Verdict = "none"    // no prompt was dangling; nothing to do
+	// VerdictCancelled / VerdictError: the prompt's own turn_result settled
+	// it; the appended terminal is exactly the one the daemon would have
+	// written (ADR 0026).
+	VerdictCancelled Verdict = "cancelled"
+	VerdictError     Verdict = "error"
+	VerdictUnknown   Verdict = "unknown" // evidence could not prove a verdict; nothing appended
+	VerdictNone      Verdict = "none"    // no prompt was dangling; nothing to do
 )
 
 // Decision is what the core decided for one dangling prompt and why.

@@ -43,7 +43,7 @@ func (c *Core) Ready() Ready {
 	var hist *apihistory.Result
 	for _, cd := range cands {
 		c.step(cd, &hist)
-		if s := cd.d.State; s == ProvenCompleted || s == ProvenInterrupted {
+		if proven(cd.d.State) {
 			rd.NeedFence = true
 		}
 	}
@@ -62,7 +62,7 @@ func (c *Core) Commit(size int64, err error) Ready {
 	rd := c.Ready()
 	for _, cd := range c.cands {
 		s := cd.d.State
-		if s != ProvenCompleted && s != ProvenInterrupted {
+		if !proven(s) {
 			continue
 		}
 		cd.ev.RefetchSize = size
@@ -76,9 +76,12 @@ func (c *Core) Commit(size int64, err error) Ready {
 		}
 		rec := ledger.Terminal(cd.ev.Target, ledger.Completed, "", ledger.StopReconstructed, 0)
 		v := VerdictCompleted
-		if s == ProvenInterrupted {
+		switch s {
+		case ProvenInterrupted:
 			rec = ledger.Terminal(cd.ev.Target, ledger.Interrupted, ledger.CodeDaemonLost, "", 0)
 			v = VerdictInterrupted
+		case ProvenSettled:
+			rec, v = settledTerminal(cd.ev)
 		}
 		c.finish(cd, m, v)
 		cd.d.Appended = &rec
@@ -161,6 +164,14 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 		ev.Classification = guards.Classification{Done: true, Kind: "none", FromTurnResult: true}
 		m.tracef("classify: the transcript's turn_result for %s says completed", ev.Target)
 		return EvOwnTurnResult
+	}
+	if o := t.Ownership; r.Identity && o.TurnResult != "" {
+		// The prompt's own turn settled otherwise (cancelled, error, or a
+		// state this reader does not know): the settled-turn guard allows
+		// only the outcomes whose ledger terminal is exactly known.
+		ev.Classification = guards.Classification{Done: true, Kind: "settled", FromTurnResult: true, FromSettledTurn: true}
+		m.tracef("classify: the transcript's turn_result for %s says %s", ev.Target, describeSettled(o))
+		return EvOwnSettledTurn
 	}
 	if r.LocalCommandRoute && t.LocalCommandDone && t.AfterLocalCommand == 0 {
 		// The target's turn was a local slash command, answered after its
