@@ -63,6 +63,9 @@ type Classification struct {
 	// FromSettledTurn: that turn_result settled the target otherwise than
 	// completed (cancelled, error...); SettledTurn says which are decided.
 	FromSettledTurn bool
+	// FromAbsence: decided interrupted because the target's own record is
+	// provably absent (TranscriptEvidence.Ownership.Absent).
+	FromAbsence bool
 	// FromLocalCommand: a local slash command answered the target after its
 	// admission and nothing visible followed — the target completed.
 	FromLocalCommand bool

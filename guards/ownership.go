@@ -17,8 +17,8 @@ var Ownership Guard[*Evidence] = Func("ownership", func(e *Evidence) string {
 		// judges outcomes other than completed (ADR 0026).
 		return ""
 	}
-	if o.TargetIdx < 0 {
-		return fmt.Sprintf("the transcript carries prompt identities but none for %s: its turn never reached the transcript", e.Target)
+	if o.TargetIdx < 0 && !o.Absent {
+		return fmt.Sprintf("the transcript carries prompt identities but none for %s: its turn never reached the transcript (absence not proven: %s)", e.Target, o.AbsenceBlock)
 	}
 	if o.FollowedBy != "" {
 		return fmt.Sprintf("%s's turn is followed by %s; its tail is not the transcript's tail", e.Target, o.FollowedBy)
@@ -30,5 +30,5 @@ var Ownership Guard[*Evidence] = Func("ownership", func(e *Evidence) string {
 // makes the ordering and clock guards unnecessary.
 func identified(e *Evidence) bool {
 	o := e.Transcript.Ownership
-	return o.Active && (o.TurnResult != "" || (o.TargetIdx >= 0 && o.FollowedBy == ""))
+	return o.Active && (o.TurnResult != "" || (o.TargetIdx >= 0 && o.FollowedBy == "") || (o.TargetIdx < 0 && o.Absent))
 }

@@ -297,6 +297,11 @@ func (c *Core) EndChain(chain *qwen.Chain, walkErr error) {
 		if foreign != "" && t.LoadErr == "" {
 			t.Loaded, t.LoadErr = false, foreign
 		}
+		if o := &t.Ownership; o.Absent && chain.Records != chain.Len {
+			// A record off the active chain (a rewind, a branch, a side
+			// record) could be the target's own.
+			o.Absent, o.AbsenceBlock = false, fmt.Sprintf("%d records are off the active chain", chain.Records-chain.Len)
+		}
 		cd.ev.Transcript = t
 	}
 }

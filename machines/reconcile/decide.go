@@ -133,6 +133,9 @@ func (c *Core) step(cd *candidate, hist **apihistory.Result) {
 		if o := t.Ownership; o.Active {
 			m.tracef("fold transcript: ownership target record #%d, followed by %q, turn_result %q", o.TargetIdx, o.FollowedBy, o.TurnResult)
 		}
+		if o := t.Ownership; o.Active && o.TargetIdx < 0 {
+			m.tracef("fold transcript: own record absent: %s", orDash(o.AbsenceBlock))
+		}
 		if o := t.Ownership; o.CallIdentity {
 			end := "runs to the chain's end"
 			if o.TurnEndIdx >= 0 {
@@ -155,7 +158,8 @@ func (c *Core) step(cd *candidate, hist **apihistory.Result) {
 }
 
 // classify picks the route that proves the candidate's verdict, in order:
-// its own turn_result, a local slash command, a turn never dispatched, and
+// its own turn_result (completed, or settled otherwise), the proven absence
+// of its own record, a local slash command, a turn never dispatched, and
 // otherwise the transcript's tail.
 func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 	ev, r := cd.ev, c.in.Rules
@@ -172,6 +176,15 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 		ev.Classification = guards.Classification{Done: true, Kind: "settled", FromTurnResult: true, FromSettledTurn: true}
 		m.tracef("classify: the transcript's turn_result for %s says %s", ev.Target, describeSettled(o))
 		return EvOwnSettledTurn
+	}
+	if o := t.Ownership; r.Identity && o.Active && o.TargetIdx < 0 && o.Absent {
+		// The writer stamps identities and the chain after the marker holds
+		// every turn since, none of them the target's: it never started.
+		// Before every route that reads what follows the marker (a local
+		// command, the tail): all of it is other turns'.
+		ev.Classification = guards.Classification{Done: true, Kind: "not_started", Interrupted: true, FromAbsence: true}
+		m.tracef("classify: %s's own record is provably absent after its marker %s: its turn never started", ev.Target, t.MarkerUUID)
+		return EvOwnRecordAbsent
 	}
 	if r.LocalCommandRoute && t.LocalCommandDone && t.AfterLocalCommand == 0 {
 		// The target's turn was a local slash command, answered after its

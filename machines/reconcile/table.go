@@ -45,6 +45,9 @@ const (
 	// EvNotDispatched: no prompt record follows the prompt's dispatch
 	// marker: its turn never started.
 	EvNotDispatched Event = "not-dispatched"
+	// EvOwnRecordAbsent: where the writer stamps identities, the prompt's
+	// own record provably never reached the transcript (ADR 0023 part B).
+	EvOwnRecordAbsent Event = "own-record-absent"
 	// EvTailComplete / EvTailInterrupted: the classifiable tail of the
 	// transcript ends answered / unanswered.
 	EvTailComplete    Event = "tail-complete"
@@ -76,6 +79,7 @@ var Table = machines.Table{
 		{Event: string(EvLocalCommand), Src: states(EvidenceChecked), Dst: string(ProvenCompleted)},
 		{Event: string(EvTailComplete), Src: states(EvidenceChecked), Dst: string(ProvenCompleted)},
 		{Event: string(EvNotDispatched), Src: states(EvidenceChecked), Dst: string(ProvenInterrupted)},
+		{Event: string(EvOwnRecordAbsent), Src: states(EvidenceChecked), Dst: string(ProvenInterrupted)},
 		{Event: string(EvTailInterrupted), Src: states(EvidenceChecked), Dst: string(ProvenInterrupted)},
 		{Event: string(EvOwnSettledTurn), Src: states(EvidenceChecked), Dst: string(ProvenSettled)},
 		{Event: string(EvCommit), Src: states(ProvenCompleted, ProvenInterrupted, ProvenSettled), Dst: string(Committed)},

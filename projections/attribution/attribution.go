@@ -62,12 +62,14 @@ type Fold struct {
 	// (nil while the turn has not ended, or without call identity).
 	calls calls
 	saved *Fold
+	// absence tracks what proves the target's turn absent (absence.go).
+	absence absence
 }
 
 // New starts a fold for target, admitted at `at` with dispatch marker
 // markerUUID ("" when the admission carries none).
 func New(target, markerUUID string, at float64) *Fold {
-	f := &Fold{target: target, marker: markerUUID, at: at, lastComp: -1, lastLocal: -1, lastBg: -1, calls: calls{endIdx: -1}}
+	f := &Fold{target: target, marker: markerUUID, at: at, lastComp: -1, lastLocal: -1, lastBg: -1, calls: calls{endIdx: -1}, absence: absence{lastPrompt: -1}}
 	f.ev.MarkerUUID = markerUUID
 	f.ev.MarkerIdx = -1
 	f.ev.Ownership.TargetIdx = -1
@@ -118,6 +120,7 @@ func (f *Fold) Add(ev events.Event) {
 		f.ev.WroteAfter = true
 	}
 	f.ownership(i, rec, ev)
+	f.absence.add(f, i, rec)
 	f.clock(rec)
 	isAfter := f.after(i, rec)
 	if kind := BackgroundOpener(rec); kind != "" {
@@ -243,6 +246,10 @@ func (f *Fold) Evidence() Evidence {
 	if f.saved == nil {
 		ev := f.evidence()
 		ev.Ownership.CallIdentity, ev.Ownership.TurnID, ev.Ownership.TurnEndIdx = f.calls.active, f.calls.turnID, -1
+		if o := &ev.Ownership; o.Active && o.TargetIdx < 0 {
+			o.AbsenceBlock = f.absence.result(f)
+			o.Absent = o.AbsenceBlock == ""
+		}
 		return ev
 	}
 	ev := f.saved.evidence()

@@ -103,4 +103,11 @@ type Ownership struct {
 	// CallConflict describes a call of the target's own turn after that
 	// turn provably ended ("" when none): the guard call-identity refuses.
 	CallConflict string
+
+	// Absent: the target's own record is not on the chain and the chain
+	// after its marker provably holds every record of every turn since
+	// (ADR 0023 part B); AbsenceBlock says why not, when its record is
+	// missing and absence is not proven.
+	Absent       bool
+	AbsenceBlock string
 }
