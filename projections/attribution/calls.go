@@ -129,6 +129,14 @@ func (c *calls) step(i int, rec *qwen.Record, target string) callStep {
 	switch {
 	case rec.HasBackground:
 		return c.end(i, true, "record "+rec.UUID+" of a background notification turn (backgroundTurn stamp)")
+	case rec.Type == qwen.TypeSystem && rec.Subtype == qwen.SubtypeFileHistorySnapshot:
+		// Every prompt turn records one snapshot at its start; another one is
+		// a later turn's — a retry, continue or goal-runtime turn writes no
+		// user record — even when it reuses the target's id: after a restart
+		// the turn counter is primed from telemetry prompt ids only
+		// (SessionTurnStateAccumulator, chunk-DPEB6S2R.js), so a turn cut
+		// before its first completed call has its id handed out again.
+		return c.end(i, true, "file_history_snapshot "+rec.UUID+" of a later prompt turn ("+rec.SnapshotPromptID+")")
 	case rec.Type == qwen.TypeSystem && rec.Telemetry != nil:
 		id := rec.Telemetry.PromptID
 		if _, ok := mainTurn(id); !ok {
