@@ -1,6 +1,8 @@
 package attribution
 
 import (
+	"strings"
+
 	"github.com/tailproof/tailproof/events/qwen"
 )
 
@@ -76,6 +78,11 @@ func (a *absence) add(f *Fold, i int, rec *qwen.Record) {
 // final state.
 func (a *absence) result(f *Fold) string {
 	switch {
+	case strings.TrimSpace(f.target) == "":
+		// No record can carry a blank id (the codec drops a blank
+		// daemonPromptId, as the reference's validator does), so its absence
+		// proves nothing (conformance seed 1, s1-319).
+		return "the prompt id is blank: no record can name it"
 	case a.block != "":
 		return a.block
 	case f.ev.MarkerUUID == "":
