@@ -259,6 +259,9 @@ func (f *Fold) Evidence() Evidence {
 	o.TurnResultCancelledAt, o.TurnResultHasError, o.TurnResultErrorCode = live.TurnResultCancelledAt, live.TurnResultHasError, live.TurnResultErrorCode
 	o.CallIdentity, o.TurnID = true, f.calls.turnID
 	o.TurnEndIdx, o.TurnEnd, o.CallConflict = f.calls.endIdx, f.calls.endWhy, f.calls.conflict
+	if o.CallConflict == "" {
+		o.CallConflict = f.calls.ambiguous
+	}
 	ev.ChainLen, ev.ClockStep = f.ev.ChainLen, f.ev.ClockStep
 	return ev
 }

@@ -31,10 +31,12 @@ import (
 // (version "0.24.4" and daemonPromptId), the target's turn is the run of
 // records after it up to the first record that is provably another turn's:
 // telemetry naming another main-session turn, or a record stamped
-// backgroundTurn (a hard end); or an assistant record that is not the
-// target's own completed call (no own api_response right before it, or no
-// usage) — a provisional end, revoked when telemetry of the target's own turn
-// follows (a failed stream's partial record before a retry). Side queries
+// backgroundTurn, or a second file_history_snapshot (a hard end); or an
+// assistant record with no api_response of the target's turn right before it
+// — a provisional end, revoked when telemetry of the target's own turn
+// follows (a failed stream's partial record before a retry). Such a record
+// with usage completed a call whose telemetry was skipped (an idle stream)
+// and could be anyone's: call-identity refuses unless the end is revoked. Side queries
 // ("<sid>#<agent>#<n>", "compress-<ms>") are neither own nor foreign.
 
 // mainTurnMark separates the session id from a main-session turn's suffix
@@ -83,6 +85,10 @@ type calls struct {
 	// conflict: a call of the target's own turn after the turn provably
 	// ended — the evidence contradicts one turn at a time.
 	conflict string
+	// ambiguous: the provisional end is a completed call's record (it has
+	// usage) with no api_response before it — a stream idle for over five
+	// minutes logs none — so whose call it was cannot be told.
+	ambiguous string
 }
 
 type callStep uint8
@@ -147,13 +153,21 @@ func (c *calls) step(i int, rec *qwen.Record, target string) callStep {
 		}
 		c.ownResp = rec.Telemetry.EventName == "qwen-code.api_response"
 		if c.endIdx >= 0 {
-			c.endIdx, c.endWhy = -1, ""
+			c.endIdx, c.endWhy, c.ambiguous = -1, "", ""
 			return callRevoke
 		}
-	case rec.Type == qwen.TypeAssistant:
-		if !own || !rec.HasUsage {
-			return c.end(i, false, "assistant record "+rec.UUID+" without "+c.turnID+"'s api_response right before it and usage")
+	case rec.Type == qwen.TypeAssistant && !own:
+		// loggingStreamWrapper logs api_response for every stream that
+		// completed, with or without usage, right before GeminiChat records
+		// the answer; its absence means an aborted or failed stream's partial
+		// record (never usage) — or a stream idle for over five minutes
+		// (STREAM_IDLE_TIMEOUT_MS), which completes with usage and no
+		// telemetry.
+		step := c.end(i, false, "assistant record "+rec.UUID+" without "+c.turnID+"'s api_response right before it")
+		if step == callEnd && rec.HasUsage {
+			c.ambiguous = "assistant record " + rec.UUID + " completed a call (usage) with no api_response before it (a stream idle over five minutes logs none): it may be the target's own answer or another turn's"
 		}
+		return step
 	}
 	return callNone
 }
