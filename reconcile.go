@@ -23,8 +23,10 @@ type Verdict = reconcile.Verdict
 const (
 	VerdictCompleted   = reconcile.VerdictCompleted
 	VerdictInterrupted = reconcile.VerdictInterrupted
-	VerdictUnknown     = reconcile.VerdictUnknown // evidence could not prove a verdict; nothing appended
-	VerdictNone        = reconcile.VerdictNone    // no prompt was dangling; nothing to do
+	VerdictCancelled   = reconcile.VerdictCancelled // the prompt's own turn_result settled it cancelled (ADR 0026)
+	VerdictError       = reconcile.VerdictError     // the prompt's own turn_result settled it in error, code -32603 (ADR 0026)
+	VerdictUnknown     = reconcile.VerdictUnknown   // evidence could not prove a verdict; nothing appended
+	VerdictNone        = reconcile.VerdictNone      // no prompt was dangling; nothing to do
 )
 
 // Decision is what Reconcile decided for one dangling prompt and why (see

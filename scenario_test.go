@@ -36,7 +36,9 @@ import (
 //	s1 slash /help                local slash_command result for /help
 //	t1 title "Later title"        custom_title without provenance
 //	g1 goal_turn_end call-1       goal_turn_end
-//	x1 turn_result p1 completed   turn_result for daemon prompt p1
+//	x1 turn_result p1 completed   turn_result for daemon prompt p1 (cancelled: with
+//	                              cancelledAt unless cancelledAt=none; error: with
+//	                              error {message, code=<c> when given})
 //	d1 bgdone [task-1]            system/background_task_completed (never stamped)
 //	y1 telemetry api_response 3   ui_telemetry whose uiEvent.prompt_id is turn 3's
 //	y1 telemetry tool_call cron call-1 [name]   (turn: N, cron, side or a literal id;
@@ -48,8 +50,12 @@ import (
 //	options: @B+2000 (timestamp; default B+n*1000 for the n-th record), parent=x
 //	(default: the previous record), prov=real_user|system|none, daemon=p1, cwd=/x|none,
 //	goal=goal-1/1/turn-1, delivered (deliveredTurn: true; newer writers only),
-//	bg[=turn-1] (a backgroundTurn stamp, as Qwen Code 0.24.4's createBaseRecord
+//	partial (an assistant record without usage), bg[=turn-1] (a backgroundTurn stamp, as Qwen Code 0.24.4's createBaseRecord
 //	writes on every record of a background notification turn)
+//
+//	transcript [version=0.24.4]  every record's version (default 1.0.0); under
+//	                              0.24.4 assistant records carry usageMetadata
+//	                              unless marked partial (an aborted call's record)
 //
 //	reconcile [reference] [dry-run] [twice] [trace] [now=MS] [admit-during-load=<prompt>@<at>]
 //
@@ -89,7 +95,11 @@ func runScenarios(t *testing.T, dir string, extra map[string]scenarioCmd) {
 			case "ledger":
 				return s.writeLedger(t, d.Input)
 			case "transcript":
-				return s.writeTranscript(t, d.Input)
+				version := "1.0.0"
+				if d.HasArg("version") {
+					d.ScanArgs(t, "version", &version)
+				}
+				return s.writeTranscript(t, d.Input, version)
 			case "reconcile":
 				return s.reconcile(t, d)
 			}
@@ -215,7 +225,7 @@ func quoted(t *testing.T, s string) (string, string) {
 	return q, s[:i] + s[j+1:]
 }
 
-func (s *scenario) writeTranscript(t *testing.T, input string) string {
+func (s *scenario) writeTranscript(t *testing.T, input, version string) string {
 	var b bytes.Buffer
 	prev := ""
 	for n, line := range strings.Split(strings.TrimSpace(input), "\n") {
@@ -247,6 +257,8 @@ func (s *scenario) writeTranscript(t *testing.T, input string) string {
 				opts["delivered"] = "true"
 			case x == "bg":
 				opts["bg"] = "turn-1"
+			case x == "partial":
+				opts["partial"] = "true"
 			default:
 				args = append(args, x)
 			}
@@ -258,7 +270,7 @@ func (s *scenario) writeTranscript(t *testing.T, input string) string {
 		rec := map[string]any{
 			"uuid": uuid, "parentUuid": nil, "sessionId": "S",
 			"timestamp": time.UnixMilli(ts).UTC().Format("2006-01-02T15:04:05.000Z"),
-			"cwd":       memory.DefaultQwenLayout.Cwd, "version": "1.0.0",
+			"cwd":       memory.DefaultQwenLayout.Cwd, "version": version,
 		}
 		if p, ok := opts["parent"]; ok {
 			rec["parentUuid"] = p
@@ -288,6 +300,25 @@ func (s *scenario) writeTranscript(t *testing.T, input string) string {
 		}
 		if _, ok := opts["delivered"]; ok {
 			rec["deliveredTurn"] = true
+		}
+		if p, ok := rec["systemPayload"].(map[string]any); ok && kind == "turn_result" {
+			// #settleTurnRecording's payload: cancelledAt only for a recorded
+			// cancel, error (normalizeTurnResultError) only for state error.
+			if opts["cancelledAt"] == "none" {
+				delete(p, "cancelledAt")
+			}
+			if args[1] == "error" {
+				e := map[string]any{"message": "Internal error"}
+				if c, ok := opts["code"]; ok {
+					e["code"] = c
+				}
+				p["error"] = e
+			}
+		}
+		if _, partial := opts["partial"]; version == "0.24.4" && rec["type"] == "assistant" && !partial {
+			// recordAssistantTurn writes the call's usage for a stream that
+			// completed; an aborted call's partial record has none.
+			rec["usageMetadata"] = map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
 		}
 		if turn, ok := opts["bg"]; ok {
 			// The shape of 0.24.4's notification turn identity

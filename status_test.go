@@ -129,7 +129,7 @@ func TestStatusAgreesWithReconcileProperty(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		s := &scenario{store: memory.NewQwenStore(), sid: scenarioSession}
 		tr, prompts := genSession(rt)
-		s.writeTranscript(t, tr)
+		s.writeTranscript(t, tr, "1.0.0")
 		target := fmt.Sprintf("p%d", len(prompts)+1)
 		if len(prompts) > 0 && rapid.IntRange(0, 3).Draw(rt, "fresh-target") > 0 {
 			target = rapid.SampledFrom(prompts).Draw(rt, "target")

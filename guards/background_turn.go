@@ -27,5 +27,9 @@ var BackgroundTurn Guard[*Evidence] = Func("background-turn", func(e *Evidence) 
 	if t.Ownership.TurnResult == "completed" {
 		return ""
 	}
+	if o := t.Ownership; o.Active && o.TargetIdx < 0 && o.Absent {
+		// The own-record-absent route reads no tail (ADR 0023 part B).
+		return ""
+	}
 	return "a " + t.BackgroundKind + " started after admission (record " + t.BackgroundUUID + "); the tail may be its"
 })

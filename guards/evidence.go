@@ -60,6 +60,12 @@ type Classification struct {
 	IdlessUpgrade  bool   // none upgraded: the tail's last model entry holds a functionCall
 	Interrupted    bool
 	FromTurnResult bool // decided by the target's own turn_result record
+	// FromSettledTurn: that turn_result settled the target otherwise than
+	// completed (cancelled, error...); SettledTurn says which are decided.
+	FromSettledTurn bool
+	// FromAbsence: decided interrupted because the target's own record is
+	// provably absent (TranscriptEvidence.Ownership.Absent).
+	FromAbsence bool
 	// FromLocalCommand: a local slash command answered the target after its
 	// admission and nothing visible followed — the target completed.
 	FromLocalCommand bool

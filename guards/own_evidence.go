@@ -6,10 +6,11 @@ import "fmt"
 // When several prompts dangle, the tail speaks about one of them at most
 // (the one whose own prompt record is the chain's last identified one); any
 // other dangling prompt is decided only by evidence that names it — its own
-// system/turn_result — never by a tail, a local command or the absence of a
-// turn that may belong to another prompt.
+// system/turn_result, or the proven absence of its own record where the
+// writer stamps identities (ADR 0023 part B) — never by a tail, a local
+// command or the absence of a turn that may belong to another prompt.
 var OwnEvidence Guard[*Evidence] = Func("own-evidence", func(e *Evidence) string {
-	if e.TailOwner == "" || e.TailOwner == e.Target || e.Classification.FromTurnResult {
+	if e.TailOwner == "" || e.TailOwner == e.Target || e.Classification.FromTurnResult || e.Classification.FromAbsence {
 		return ""
 	}
 	return fmt.Sprintf("the transcript's tail is attributed to %s; %s can be decided only by its own turn_result", e.TailOwner, e.Target)

@@ -12,14 +12,13 @@ import "fmt"
 // through to the reference's ordering rules.
 var Ownership Guard[*Evidence] = Func("ownership", func(e *Evidence) string {
 	o := e.Transcript.Ownership
-	if !o.Active || o.TurnResult == "completed" {
+	if !o.Active || o.TurnResult != "" {
+		// The target's own turn_result names it: the settled-turn guard
+		// judges outcomes other than completed (ADR 0026).
 		return ""
 	}
-	if o.TurnResult != "" {
-		return fmt.Sprintf("the transcript's turn_result for %s says %s; tailproof stamps only completed or interrupted", e.Target, o.TurnResult)
-	}
-	if o.TargetIdx < 0 {
-		return fmt.Sprintf("the transcript carries prompt identities but none for %s: its turn never reached the transcript", e.Target)
+	if o.TargetIdx < 0 && !o.Absent {
+		return fmt.Sprintf("the transcript carries prompt identities but none for %s: its turn never reached the transcript (absence not proven: %s)", e.Target, o.AbsenceBlock)
 	}
 	if o.FollowedBy != "" {
 		return fmt.Sprintf("%s's turn is followed by %s; its tail is not the transcript's tail", e.Target, o.FollowedBy)
@@ -31,5 +30,5 @@ var Ownership Guard[*Evidence] = Func("ownership", func(e *Evidence) string {
 // makes the ordering and clock guards unnecessary.
 func identified(e *Evidence) bool {
 	o := e.Transcript.Ownership
-	return o.Active && (o.TurnResult == "completed" || (o.TargetIdx >= 0 && o.FollowedBy == ""))
+	return o.Active && (o.TurnResult != "" || (o.TargetIdx >= 0 && o.FollowedBy == "") || (o.TargetIdx < 0 && o.Absent))
 }

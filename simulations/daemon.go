@@ -53,6 +53,11 @@ type Version struct {
 	// is queued, then every record the turn writes stamped backgroundTurn;
 	// no deliveredTurn. Without it a notification turn is the fallback
 	// writer's: its notification marked deliveredTurn, nothing stamped.
+	// With Identity it also writes 0.24.4's call identities (ADR 0023): a
+	// file_history_snapshot naming the prompt's turn after its user record,
+	// ui_telemetry (api_response, tool_call) naming the call's turn before
+	// each assistant and tool_result record, usageMetadata on a completed
+	// call's assistant record.
 	Stamps bool
 	// CronOpener: a cron turn opens with a user/cron record (the
 	// interactive CLI's recordCronPrompt). 0.24.4's serve agent writes none:
@@ -170,6 +175,10 @@ type turn struct {
 	stamp string
 	// started is the clock at dispatch (turn_result's startedAt).
 	started int64
+	// callID is the internal turn id of a prompt's turn under call identity
+	// ("<sid>########<n>", Version.Stamps with Identity; "" otherwise): its
+	// snapshot and every call's telemetry name it.
+	callID string
 }
 
 // recInfo locates one transcript record in the file as the model wrote it.
@@ -182,18 +191,21 @@ type recInfo struct {
 // Daemon is the model of one Qwen-style agent daemon process serving one
 // session, restarted after every crash over the same filesystem.
 type Daemon struct {
-	ctx     context.Context
-	src     Source
-	prof    *Profile
-	ver     Version
-	sid     string
-	mem     *memory.FS
-	store   *memory.QwenStore
-	tpath   string
-	lpath   string
-	tf      vfs.File
-	clock   int64
-	seq     int
+	ctx   context.Context
+	src   Source
+	prof  *Profile
+	ver   Version
+	sid   string
+	mem   *memory.FS
+	store *memory.QwenStore
+	tpath string
+	lpath string
+	tf    vfs.File
+	clock int64
+	seq   int
+	// turns is the ACP agent's turn counter (this.turn), primed from the
+	// transcript after a restart (primeTurnFromHistory), so it runs on.
+	turns   int
 	prompts []*prompt
 	byID    map[string]*prompt
 	queue   []*prompt
@@ -475,6 +487,14 @@ func (d *Daemon) advance(t *turn) (bool, error) {
 			r.daemon = p.id
 		}
 		err = d.write(&r)
+		if err == nil && s.kind == stUser && d.ver.Identity && d.ver.Stamps {
+			// 0.24.4's ACP prompt path: the turn runs as "<sid>########<n>"
+			// and its file_history_snapshot names it right after the
+			// prompt's user record (ADR 0023).
+			d.turns++
+			t.callID = d.sid + "########" + strconv.Itoa(d.turns)
+			err = d.write(&rec{kind: recSnapshot, prompt: t.callID})
+		}
 	case stNotification:
 		// The fallback writer marks the delivered turn's notification; 0.24.4
 		// stamps it instead (unless it was persisted on delivery).
@@ -484,15 +504,23 @@ func (d *Daemon) advance(t *turn) (bool, error) {
 	case stBgDone:
 		err = d.write(&rec{kind: recBgDone})
 	case stCall:
-		err = d.write(&rec{kind: recAssistantCall, calls: s.calls, bg: stampOf(t, s)})
+		if err = d.telemetry(t, s, "api_response", ""); err == nil {
+			err = d.write(&rec{kind: recAssistantCall, calls: s.calls, bg: stampOf(t, s), usage: t.callID != "" || t.stamp != ""})
+		}
 	case stResult:
-		err = d.write(&rec{kind: recToolResult, calls: s.calls, bg: stampOf(t, s)})
+		if err = d.telemetry(t, s, "tool_call", s.calls[0]); err == nil {
+			err = d.write(&rec{kind: recToolResult, calls: s.calls, bg: stampOf(t, s)})
+		}
 	case stText, stSlashResult:
 		k := recAssistantText
 		if s.kind == stSlashResult {
 			k = recSlashResult
+		} else {
+			err = d.telemetry(t, s, "api_response", "")
 		}
-		err = d.write(&rec{kind: k, bg: stampOf(t, s)})
+		if err == nil {
+			err = d.write(&rec{kind: k, bg: stampOf(t, s), usage: k == recAssistantText && (t.callID != "" || t.stamp != "")})
+		}
 		if err == nil && p != nil && p.truth != TruthDeadline {
 			p.finished, p.truth, p.final = true, TruthCompleted, len(d.recs)-1
 			d.observe(ownership.Foreground, ownership.Streamed, p.id)
@@ -591,6 +619,22 @@ func (d *Daemon) Wedged() error {
 		d.wedged = append(d.wedged[:i:i], d.wedged[i+1:]...)
 	}
 	return err
+}
+
+// telemetry writes the ui_telemetry record 0.24.4 writes before a call's
+// record (logApiResponse before the assistant record of a completed model
+// call, logToolCall before a tool_result), naming the call's turn: the
+// prompt's internal turn id, or a notification turn's turnId. Only turns
+// that carry such an id write it (the identity version).
+func (d *Daemon) telemetry(t *turn, s step, event, callID string) error {
+	id := t.callID
+	if t.stamp != "" {
+		id = t.stamp
+	}
+	if id == "" {
+		return nil
+	}
+	return d.write(&rec{kind: recTelemetry, prompt: id, state: event, calls: []string{callID}, bg: stampOf(t, s)})
 }
 
 // stampOf is the backgroundTurn stamp of step s of turn t.
@@ -881,7 +925,7 @@ func isCrash(err error) bool {
 // reaches d, and d's next actions never reach the fork.
 func (d *Daemon) fork(src Source) (*Daemon, error) {
 	f := &Daemon{ctx: d.ctx, src: src, prof: d.prof, ver: d.ver, sid: d.sid, tpath: d.tpath, lpath: d.lpath,
-		clock: d.clock, seq: d.seq, size: d.size, endsNL: d.endsNL, last: d.last, crashes: d.crashes, armed: d.armed}
+		clock: d.clock, seq: d.seq, turns: d.turns, size: d.size, endsNL: d.endsNL, last: d.last, crashes: d.crashes, armed: d.armed}
 	f.mem = d.mem.Clone()
 	f.store = memory.NewQwenStoreOn(f.mem, d.store.Layout())
 	if d.tf != nil {

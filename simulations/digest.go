@@ -28,6 +28,9 @@ type VerdictCounts struct {
 	Completed   int `json:"completed"`
 	Interrupted int `json:"interrupted"`
 	Unknown     int `json:"unknown"`
+	// Settled counts cancelled and error terminals taken from the prompt's
+	// own turn_result (ADR 0026).
+	Settled int `json:"settled,omitempty"`
 }
 
 func (c *VerdictCounts) add(v tailproof.Verdict) {
@@ -36,6 +39,8 @@ func (c *VerdictCounts) add(v tailproof.Verdict) {
 		c.Completed++
 	case tailproof.VerdictInterrupted:
 		c.Interrupted++
+	case tailproof.VerdictCancelled, tailproof.VerdictError:
+		c.Settled++
 	default:
 		c.Unknown++
 	}
@@ -45,6 +50,7 @@ func (c *VerdictCounts) plus(o VerdictCounts) {
 	c.Completed += o.Completed
 	c.Interrupted += o.Interrupted
 	c.Unknown += o.Unknown
+	c.Settled += o.Settled
 }
 
 // ClassVerdicts is one class's verdict counts.

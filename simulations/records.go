@@ -42,6 +42,8 @@ const (
 	recCompression
 	recTurnResult
 	recTitle
+	recSnapshot  // file_history_snapshot naming prompt (the turn's internal id)
+	recTelemetry // ui_telemetry: event "api_response" or "tool_call" (state), prompt_id prompt
 )
 
 // rec is what the model asks the encoder to write; only the fields its kind
@@ -63,6 +65,9 @@ type rec struct {
 	// delivered is the fallback writer's deliveredTurn flag on a
 	// notification (newer Qwen source; never written by 0.24.4).
 	delivered bool
+	// usage: an assistant record of a completed model call carries
+	// usageMetadata (0.24.4's recordAssistantTurn; the identity version).
+	usage bool
 }
 
 func appendTimestamp(b []byte, ms int64) []byte {
@@ -123,6 +128,10 @@ func encode(b []byte, sid string, r *rec) []byte {
 		b = append(b, `,"type":"system","provenance":"system"`+base+`,"subtype":"slash_command"`...)
 	case recTurnResult:
 		b = append(b, `,"type":"system","provenance":"system"`+base+`,"subtype":"turn_result"`...)
+	case recSnapshot:
+		b = append(b, `,"type":"system","provenance":"system"`+base+`,"subtype":"file_history_snapshot"`...)
+	case recTelemetry:
+		b = append(b, `,"type":"system","provenance":"system"`+base+`,"subtype":"ui_telemetry"`...)
 	case recTitle:
 		// SessionService.renameSession builds this record by hand: no
 		// provenance, subtype before cwd.
@@ -205,6 +214,30 @@ func encode(b []byte, sid string, r *rec) []byte {
 		b = append(b, `,"promptText":"please do the next thing"}`...)
 	case recTitle:
 		b = append(b, `,"systemPayload":{"customTitle":"Later title","titleSource":"manual"}`...)
+	case recSnapshot:
+		// appendSerializedFileHistorySnapshotBatch: {snapshots: [{promptId,
+		// timestamp, trackedFileBackups}]} (as the real daemon wrote it).
+		b = append(b, `,"systemPayload":{"snapshots":[{"promptId":`...)
+		b = appendStr(b, r.prompt)
+		b = append(b, `,"timestamp":`...)
+		b = appendTimestamp(b, r.ms)
+		b = append(b, `,"trackedFileBackups":{}}]}`...)
+	case recTelemetry:
+		// recordUiTelemetryEvent: {uiEvent: {event.name, event.timestamp,
+		// ..., prompt_id, ...}}; the metrics are left out.
+		b = append(b, `,"systemPayload":{"uiEvent":{"event.name":"qwen-code.`+r.state+`","event.timestamp":`...)
+		b = appendTimestamp(b, r.ms)
+		if r.state == "tool_call" && r.calls[0] != "" {
+			b = append(b, `,"call_id":`...)
+			b = appendStr(b, r.calls[0])
+			b = append(b, `,"function_name":"run_shell_command"`...)
+		}
+		b = append(b, `,"prompt_id":`...)
+		b = appendStr(b, r.prompt)
+		b = append(b, `}}`...)
+	}
+	if r.usage {
+		b = append(b, `,"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":10,"totalTokenCount":110}`...)
 	}
 	return append(b, "}\n"...)
 }

@@ -33,6 +33,17 @@ func Judge(v tailproof.Verdict, t Truth, lost bool) (o Outcome, lostCompletion b
 			return Correct, true
 		}
 		return Wrong, false
+	case tailproof.VerdictCancelled:
+		// The prompt's own turn_result settled it (ADR 0026).
+		if t == TruthCancelled {
+			return Correct, false
+		}
+		return Wrong, false
+	case tailproof.VerdictError:
+		if t == TruthErrored {
+			return Correct, false
+		}
+		return Wrong, false
 	}
 	return Unknown, false
 }

@@ -331,7 +331,7 @@ func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, st
 			counts[r.Verdict]++
 		}
 		w.printf("\n%d crash points:", len(rows))
-		for _, v := range []string{"none", "completed", "interrupted", "unknown", "balanced", "unloadable"} {
+		for _, v := range []string{"none", "completed", "interrupted", "cancelled", "error", "unknown", "balanced", "unloadable"} {
 			if counts[v] > 0 {
 				w.printf(" %s %d", v, counts[v])
 			}

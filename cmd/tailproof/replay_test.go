@@ -230,9 +230,10 @@ func TestReplayBatch(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &sum); err != nil {
 		t.Fatal(err)
 	}
-	// 3c1f7a92 (the real daemon's cron-turn session) is the second
-	// "completed": the serve cron-turn gap, pinned in its golden.
-	want := map[string]int{"completed": 2, "interrupted": 2, "unknown": 2}
+	// 3c1f7a92 (the real daemon's cron-turn session) reads its truth,
+	// interrupted, since call identity (ADR 0023) bounds the cut prompt's
+	// turn; it read completed before (the serve cron-turn gap).
+	want := map[string]int{"completed": 1, "interrupted": 3, "unknown": 2}
 	if sum.Sessions != 6 || sum.Dangling != 6 || !cmp.Equal(sum.Verdicts, want) ||
 		!cmp.Equal(sum.Vetoes, map[string]int{"deadline": 1, "ownership": 1}) || len(sum.Unreadable) != 0 {
 		t.Fatalf("summary %+v", sum)

@@ -9,6 +9,9 @@ import (
 )
 
 var fuzzSeeds = []string{
+	`{"uuid":"y1","parentUuid":"f1","sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z","type":"system","subtype":"ui_telemetry","provenance":"system","cwd":"/w","version":"0.24.4","systemPayload":{"uiEvent":{"event.name":"qwen-code.api_response","event.timestamp":"2026-01-01T00:00:01.000Z","prompt_id":"S########cron1767225650000"}}}`,
+	`{"uuid":"f1","parentUuid":"u1","sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z","type":"system","subtype":"file_history_snapshot","provenance":"system","cwd":"/w","version":"0.24.4","systemPayload":{"snapshots":[{"promptId":"S########1","trackedFileBackups":{}},7,{"promptId":"S########\u0032"}]}}`,
+	`{"uuid":"a1","parentUuid":"y1","sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z","type":"assistant","provenance":"assistant_output","cwd":"/w","version":"0.24.4","model":"m","message":{"role":"model","parts":[{"text":"done"}]},"usageMetadata":{"promptTokenCount":3}}`,
 	`{"uuid":"10000000-0000-4000-8000-000000000001","parentUuid":null,"sessionId":"00000000-0000-4000-8000-000000000000","timestamp":"2026-01-01T00:00:00.000Z","type":"user","provenance":"real_user","cwd":"/workspace","version":"0.21.11","message":{"role":"user","parts":[{"text":"serve A/B fixture turn"}]}}`,
 	`{"uuid":"tool-start","parentUuid":"assistant-1","sessionId":"session-test","timestamp":"2026-08-16T00:00:02.000Z","type":"assistant","cwd":"/workspace/project","version":"test","message":{"role":"model","parts":[{"functionCall":{"id":"read-1","name":"read_file","args":{"path":"/workspace/project/src/index.ts"}}}]}}`,
 	`{"uuid":"tool-result","parentUuid":"tool-start","sessionId":"session-test","timestamp":"2026-08-16T00:00:03.000Z","type":"tool_result","message":{"role":"user","parts":[{"functionResponse":{"id":"read-1","name":"read_file","response":{"output":"hidden\n\"raw\" output \u00e9\ud83d\ude00"}}}]}}`,

@@ -228,6 +228,8 @@ func constant(b []byte) string {
 		return "real_user"
 	case "assistant_output":
 		return "assistant_output"
+	case Version0244:
+		return Version0244
 	}
 	return ""
 }
@@ -303,6 +305,7 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 			uuid, parent, session, typ, timestamp, subtype, provenance span
 			promptID, daemonPromptID, cwd, delivered, background       span
 			payload, goal, role                                        span
+			version, usage                                             span
 		}
 		msgKind  jkind
 		partKind jkind
@@ -339,6 +342,10 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 			dst = &f.payload
 		case "goalContext":
 			dst = &f.goal
+		case "version":
+			dst = &f.version
+		case "usageMetadata":
+			dst = &f.usage
 		case "message":
 			// Decoded in place: the message holds the bulk of the bytes
 			// and must be scanned once. A later duplicate key wins, as in
@@ -413,6 +420,8 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 		p.setStr(&rec.DaemonPromptID, d)
 	}
 	rec.DeliveredTurn = f.delivered.kind == jTrue
+	p.setShort(&rec.Version, p.bytesOf(b, f.version))
+	rec.HasUsage = f.usage.kind == jObject
 	if f.background.kind == jObject {
 		rec.HasBackground = true
 		rec.BackgroundTurn = p.backgroundTurn(b, f.background)
@@ -792,6 +801,10 @@ func (p *recordParser) payload(r *Record, subtype []byte, b []byte, sp span) {
 			}
 		})
 		r.Notification = n
+	case SubtypeUITelemetry:
+		r.Telemetry = p.telemetry(b, sp)
+	case SubtypeFileHistorySnapshot:
+		p.snapshotPromptID(&r.SnapshotPromptID, b, sp)
 	case SubtypeBranchCheckpoint:
 		c := &BranchCheckpoint{}
 		p.sub(b, sp, func(s *scanner) {

@@ -37,7 +37,15 @@ const (
 	// SubtypeBranchCheckpoint is recordBranchCheckpointTransaction's record
 	// (0.24.4): written only for a turn that ended with stopReason end_turn.
 	SubtypeBranchCheckpoint = "branch_checkpoint"
+	// SubtypeFileHistorySnapshot is the ACP prompt path's file checkpoint
+	// (0.24.4: written right after the prompt's user record; its snapshot
+	// names the turn's internal prompt id).
+	SubtypeFileHistorySnapshot = "file_history_snapshot"
 )
+
+// Version0244 is the `version` createBaseRecord writes for Qwen Code 0.24.4
+// (getCliVersion()).
+const Version0244 = "0.24.4"
 
 // KnownSubtypes is the ChatRecord subtype union of Qwen Code (chatRecordingService.ts
 // @015346f1) plus turn_attempt and code_mode_tool_result, which the api-history
@@ -104,6 +112,18 @@ type Record struct {
 	// its fields.
 	HasBackground  bool
 	BackgroundTurn *BackgroundTurn
+	// Version is the writer's `version` (createBaseRecord: getCliVersion()),
+	// "" when absent or not a string.
+	Version string
+	// HasUsage: the record carries a usageMetadata object (0.24.4's
+	// recordAssistantTurn writes it for a model call whose stream completed;
+	// an aborted call's partial record has none).
+	HasUsage bool
+	// Telemetry is a ui_telemetry record's uiEvent (nil for other records).
+	Telemetry *Telemetry
+	// SnapshotPromptID is a file_history_snapshot's last snapshot's
+	// promptId: the internal id of the turn that made it ("" when none).
+	SnapshotPromptID string
 
 	// Typed system payloads, set for the matching subtype.
 	Compression  *Compression
@@ -126,6 +146,15 @@ type BackgroundTurn struct {
 	TurnID, TaskID, Kind, ToolUseID, SourceTurnID, Label string
 	// StartedAt is the JSON value as text (Date.now() in milliseconds).
 	StartedAt string
+}
+
+// Telemetry is the part of a ui_telemetry record's uiEvent that names the
+// call's turn: recordUiTelemetryEvent (0.24.4, chunk-2VS5EEXU.js
+// logApiResponse / logApiError / logToolCall) writes `event.name`
+// ("qwen-code.api_response", "qwen-code.api_error", "qwen-code.tool_call",
+// ...) and `prompt_id`, the id the turn sent the model with.
+type Telemetry struct {
+	EventName, PromptID string
 }
 
 // BranchCheckpoint is a branch_checkpoint payload ({v: 1,

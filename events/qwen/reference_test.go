@@ -203,6 +203,7 @@ func refRecord(b []byte, start int, opts DecodeOptions) *parsed {
 		Type: refStr(o["type"]), Subtype: refStr(o["subtype"]), HasSubtype: refKind(o["subtype"]) == jString,
 		Cwd: refStr(o["cwd"]), Provenance: refStr(o["provenance"]), PromptID: refStr(o["promptId"]),
 		DeliveredTurn: refKind(o["deliveredTurn"]) == jTrue,
+		Version:       refStr(o["version"]), HasUsage: refKind(o["usageMetadata"]) == jObject,
 	}
 	if bt := o["backgroundTurn"]; refKind(bt) == jObject {
 		t := refObject(bt)
@@ -375,6 +376,19 @@ func refPayload(r *Record, o map[string]json.RawMessage, opts DecodeOptions) {
 			n.SourceTurnID, n.ToolUseID = refStr(t["sourceTurnId"]), refStr(t["toolUseId"])
 		}
 		r.Notification = n
+	case SubtypeUITelemetry:
+		if ev := o["uiEvent"]; refKind(ev) == jObject {
+			eo := refObject(ev)
+			r.Telemetry = &Telemetry{EventName: refStr(eo["event.name"]), PromptID: refStr(eo["prompt_id"])}
+		}
+	case SubtypeFileHistorySnapshot:
+		if refKind(o["snapshots"]) == jArray {
+			for _, it := range refArray(o["snapshots"]) {
+				if refKind(it) == jObject {
+					r.SnapshotPromptID = refStr(refObject(it)["promptId"])
+				}
+			}
+		}
 	case SubtypeBranchCheckpoint:
 		r.BranchCheckpoint = &BranchCheckpoint{StartExclusiveRecordUUID: refStr(o["startExclusiveRecordUuid"]),
 			AssistantRecordUUID: refStr(o["assistantRecordUuid"])}

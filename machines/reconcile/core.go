@@ -23,8 +23,13 @@ type Verdict string
 const (
 	VerdictCompleted   Verdict = "completed"
 	VerdictInterrupted Verdict = "interrupted"
-	VerdictUnknown     Verdict = "unknown" // evidence could not prove a verdict; nothing appended
-	VerdictNone        Verdict = "none"    // no prompt was dangling; nothing to do
+	// VerdictCancelled / VerdictError: the prompt's own turn_result settled
+	// it; the appended terminal is exactly the one the daemon would have
+	// written (ADR 0026).
+	VerdictCancelled Verdict = "cancelled"
+	VerdictError     Verdict = "error"
+	VerdictUnknown   Verdict = "unknown" // evidence could not prove a verdict; nothing appended
+	VerdictNone      Verdict = "none"    // no prompt was dangling; nothing to do
 )
 
 // Decision is what the core decided for one dangling prompt and why.
@@ -114,6 +119,9 @@ type candidate struct {
 	pred    struct{ admission, terminal float64 } // `at` of each
 	hasPred bool
 	d       Decision
+	// hist is the api history as it stood when the candidate's own turn
+	// ended by call identity (nil: its turn runs to the chain's end).
+	hist *apihistory.Result
 }
 
 // New returns a core for one reconciliation.
@@ -202,6 +210,7 @@ func (c *Core) StartChain() {
 	c.turnResults = map[string]string{}
 	for _, cd := range c.cands {
 		ev := cd.ev
+		cd.hist = nil
 		cd.fold = attribution.New(ev.Target, ev.Admission.TailUUID, ev.Admission.AtFloat())
 		if cd.hasPred {
 			cd.fold.WatchPredecessor(cd.pred.admission, cd.pred.terminal)
@@ -225,7 +234,17 @@ func (c *Core) AddChainEvent(e events.Event) error {
 		}
 	}
 	for _, cd := range c.cands {
+		before := cd.fold.TurnEndIdx()
 		cd.fold.Add(e)
+		if after := cd.fold.TurnEndIdx(); after != before && c.in.Rules.Identity {
+			// The record just folded ended (or, revoked, resumed) the
+			// candidate's own turn: its tail is the history before it.
+			cd.hist = nil
+			if after >= 0 {
+				res := c.acc.Result()
+				cd.hist = &res
+			}
+		}
 	}
 	return c.acc.Add(e)
 }
@@ -266,7 +285,7 @@ func (c *Core) ChainUnavailable(err error, missing bool) {
 	}
 	for _, cd := range c.cands {
 		cd.ev.Transcript = guards.TranscriptEvidence{LoadErr: why, MarkerIdx: -1}
-		cd.ev.Transcript.Ownership.TargetIdx = -1
+		cd.ev.Transcript.Ownership.TargetIdx, cd.ev.Transcript.Ownership.TurnEndIdx = -1, -1
 	}
 	c.acc = nil
 }
@@ -305,6 +324,11 @@ func (c *Core) EndChain(chain *qwen.Chain, walkErr error) {
 		}
 		if foreign != "" && t.LoadErr == "" {
 			t.Loaded, t.LoadErr = false, foreign
+		}
+		if o := &t.Ownership; o.Absent && chain.Records != chain.Len {
+			// A record off the active chain (a rewind, a branch, a side
+			// record) could be the target's own.
+			o.Absent, o.AbsenceBlock = false, fmt.Sprintf("%d records are off the active chain", chain.Records-chain.Len)
 		}
 		cd.ev.Transcript = t
 	}

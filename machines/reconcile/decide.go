@@ -43,7 +43,7 @@ func (c *Core) Ready() Ready {
 	var hist *apihistory.Result
 	for _, cd := range cands {
 		c.step(cd, &hist)
-		if s := cd.d.State; s == ProvenCompleted || s == ProvenInterrupted {
+		if proven(cd.d.State) {
 			rd.NeedFence = true
 		}
 	}
@@ -62,7 +62,7 @@ func (c *Core) Commit(size int64, err error) Ready {
 	rd := c.Ready()
 	for _, cd := range c.cands {
 		s := cd.d.State
-		if s != ProvenCompleted && s != ProvenInterrupted {
+		if !proven(s) {
 			continue
 		}
 		cd.ev.RefetchSize = size
@@ -76,9 +76,12 @@ func (c *Core) Commit(size int64, err error) Ready {
 		}
 		rec := ledger.Terminal(cd.ev.Target, ledger.Completed, "", ledger.StopReconstructed, 0)
 		v := VerdictCompleted
-		if s == ProvenInterrupted {
+		switch s {
+		case ProvenInterrupted:
 			rec = ledger.Terminal(cd.ev.Target, ledger.Interrupted, ledger.CodeDaemonLost, "", 0)
 			v = VerdictInterrupted
+		case ProvenSettled:
+			rec, v = settledTerminal(cd.ev)
 		}
 		c.finish(cd, m, v)
 		cd.d.Appended = &rec
@@ -121,7 +124,7 @@ func (c *Core) step(cd *candidate, hist **apihistory.Result) {
 		// transcript: nothing after attribution can be proven.
 		m.tracef("fold transcript: not read")
 		ev.Transcript.LoadErr = "transcript not read"
-		ev.Transcript.MarkerIdx, ev.Transcript.Ownership.TargetIdx = -1, -1
+		ev.Transcript.MarkerIdx, ev.Transcript.Ownership.TargetIdx, ev.Transcript.Ownership.TurnEndIdx = -1, -1, -1
 	} else if c.unavailable {
 		m.tracef("fold transcript: %s", t.LoadErr)
 	} else {
@@ -129,6 +132,16 @@ func (c *Core) step(cd *candidate, hist **apihistory.Result) {
 			t.ChainLen, t.Gaps, markerText(t), orDash(t.LastVisibleType), t.LastVisibleMs, t.AfterAdmission, t.VisibleAfter, t.NonSystemAfter)
 		if o := t.Ownership; o.Active {
 			m.tracef("fold transcript: ownership target record #%d, followed by %q, turn_result %q", o.TargetIdx, o.FollowedBy, o.TurnResult)
+		}
+		if o := t.Ownership; o.Active && o.TargetIdx < 0 {
+			m.tracef("fold transcript: own record absent: %s", orDash(o.AbsenceBlock))
+		}
+		if o := t.Ownership; o.CallIdentity {
+			end := "runs to the chain's end"
+			if o.TurnEndIdx >= 0 {
+				end = fmt.Sprintf("ended at #%d by %s", o.TurnEndIdx, o.TurnEnd)
+			}
+			m.tracef("fold transcript: call identity: turn %s %s", orDash(o.TurnID), end)
 		}
 	}
 	if !m.fire(EvCheck, ev) {
@@ -145,7 +158,8 @@ func (c *Core) step(cd *candidate, hist **apihistory.Result) {
 }
 
 // classify picks the route that proves the candidate's verdict, in order:
-// its own turn_result, a local slash command, a turn never dispatched, and
+// its own turn_result (completed, or settled otherwise), the proven absence
+// of its own record, a local slash command, a turn never dispatched, and
 // otherwise the transcript's tail.
 func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 	ev, r := cd.ev, c.in.Rules
@@ -154,6 +168,23 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 		ev.Classification = guards.Classification{Done: true, Kind: "none", FromTurnResult: true}
 		m.tracef("classify: the transcript's turn_result for %s says completed", ev.Target)
 		return EvOwnTurnResult
+	}
+	if o := t.Ownership; r.Identity && o.TurnResult != "" {
+		// The prompt's own turn settled otherwise (cancelled, error, or a
+		// state this reader does not know): the settled-turn guard allows
+		// only the outcomes whose ledger terminal is exactly known.
+		ev.Classification = guards.Classification{Done: true, Kind: "settled", FromTurnResult: true, FromSettledTurn: true}
+		m.tracef("classify: the transcript's turn_result for %s says %s", ev.Target, describeSettled(o))
+		return EvOwnSettledTurn
+	}
+	if o := t.Ownership; r.Identity && o.Active && o.TargetIdx < 0 && o.Absent {
+		// The writer stamps identities and the chain after the marker holds
+		// every turn since, none of them the target's: it never started.
+		// Before every route that reads what follows the marker (a local
+		// command, the tail): all of it is other turns'.
+		ev.Classification = guards.Classification{Done: true, Kind: "not_started", Interrupted: true, FromAbsence: true}
+		m.tracef("classify: %s's own record is provably absent after its marker %s: its turn never started", ev.Target, t.MarkerUUID)
+		return EvOwnRecordAbsent
 	}
 	if r.LocalCommandRoute && t.LocalCommandDone && t.AfterLocalCommand == 0 {
 		// The target's turn was a local slash command, answered after its
@@ -179,9 +210,15 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 		}
 		*hist = &res
 	}
+	own := **hist
+	if cd.hist != nil && t.Ownership.TurnEndIdx >= 0 {
+		// Call identity bounds the target's turn: its tail is the history
+		// as it stood before another turn's first record.
+		own = *cd.hist
+	}
 	// The one tail classifier: Status computes the same tail through the
 	// same function (interruption.ClassifyTail).
-	tc := interruption.ClassifyTail(**hist, r.Trim)
+	tc := interruption.ClassifyTail(own, r.Trim)
 	tail, v, upgrade := tc.Tail, tc.Verdict, tc.IdlessUpgrade
 	ev.Classification = guards.Classification{
 		Done: true, Kind: v.Kind.String(), IdlessUpgrade: upgrade,

@@ -24,7 +24,7 @@ func (g Guards) For(event Event) guards.Guard[*guards.Evidence] {
 		return g.Attribute
 	case EvCheck:
 		return g.Check
-	case EvOwnTurnResult, EvLocalCommand, EvNotDispatched, EvTailComplete, EvTailInterrupted:
+	case EvOwnTurnResult, EvOwnSettledTurn, EvLocalCommand, EvNotDispatched, EvOwnRecordAbsent, EvTailComplete, EvTailInterrupted:
 		return g.Classify
 	case EvCommit:
 		return g.Commit
@@ -84,6 +84,7 @@ func Tailproof(extra ...guards.Guard[*guards.Evidence]) Rules {
 		guards.TranscriptIntegrity,
 		guards.SeveralDangling,
 		guards.Ownership,
+		guards.CallIdentity,
 		guards.DispatchMarker,
 		guards.DispatchEvidence,
 		guards.ClockMonotonic,
@@ -100,7 +101,7 @@ func Tailproof(extra ...guards.Guard[*guards.Evidence]) Rules {
 			Select:    nil, // several dangling prompts are decided at the evidence check (SeveralDangling)
 			Attribute: guards.Attribution,
 			Check:     guards.All(append(check, extra...)...),
-			Classify:  guards.All(guards.CompletionEvidence, guards.ShapeGuess, guards.OwnEvidence),
+			Classify:  guards.All(guards.CompletionEvidence, guards.ShapeGuess, guards.OwnEvidence, guards.SettledTurn),
 			Commit:    guards.Race,
 		},
 		Identity: true, Dangling: EachOwnEvidence, StrictChain: true,

@@ -14,9 +14,12 @@ const (
 	EvidenceChecked   State = "evidence-checked"
 	ProvenCompleted   State = "proven-completed"
 	ProvenInterrupted State = "proven-interrupted"
-	Committed         State = "committed"
-	Unknown           State = "unknown"
-	None              State = "none"
+	// ProvenSettled: the prompt's own turn_result proves the terminal the
+	// daemon would have written (cancelled or error; ADR 0026).
+	ProvenSettled State = "proven-settled"
+	Committed     State = "committed"
+	Unknown       State = "unknown"
+	None          State = "none"
 )
 
 // Event is a reconcile machine event.
@@ -32,12 +35,19 @@ const (
 	EvCheck     Event = "check-evidence"
 	// EvOwnTurnResult: the prompt's own system/turn_result says completed.
 	EvOwnTurnResult Event = "own-turn-result"
+	// EvOwnSettledTurn: the prompt's own system/turn_result settled it
+	// cancelled or in error; the terminal is the one the 0.24.4 serve
+	// ledger would have written for that outcome (ADR 0026).
+	EvOwnSettledTurn Event = "own-settled-turn"
 	// EvLocalCommand: a local slash command answered the prompt after its
 	// admission and nothing visible followed.
 	EvLocalCommand Event = "local-slash-command"
 	// EvNotDispatched: no prompt record follows the prompt's dispatch
 	// marker: its turn never started.
 	EvNotDispatched Event = "not-dispatched"
+	// EvOwnRecordAbsent: where the writer stamps identities, the prompt's
+	// own record provably never reached the transcript (ADR 0023 part B).
+	EvOwnRecordAbsent Event = "own-record-absent"
 	// EvTailComplete / EvTailInterrupted: the classifiable tail of the
 	// transcript ends answered / unanswered.
 	EvTailComplete    Event = "tail-complete"
@@ -69,9 +79,11 @@ var Table = machines.Table{
 		{Event: string(EvLocalCommand), Src: states(EvidenceChecked), Dst: string(ProvenCompleted)},
 		{Event: string(EvTailComplete), Src: states(EvidenceChecked), Dst: string(ProvenCompleted)},
 		{Event: string(EvNotDispatched), Src: states(EvidenceChecked), Dst: string(ProvenInterrupted)},
+		{Event: string(EvOwnRecordAbsent), Src: states(EvidenceChecked), Dst: string(ProvenInterrupted)},
 		{Event: string(EvTailInterrupted), Src: states(EvidenceChecked), Dst: string(ProvenInterrupted)},
-		{Event: string(EvCommit), Src: states(ProvenCompleted, ProvenInterrupted), Dst: string(Committed)},
-		{Event: string(EvGiveUp), Src: states(Loaded, TargetSelected, Attributed, EvidenceChecked, ProvenCompleted, ProvenInterrupted), Dst: string(Unknown)},
+		{Event: string(EvOwnSettledTurn), Src: states(EvidenceChecked), Dst: string(ProvenSettled)},
+		{Event: string(EvCommit), Src: states(ProvenCompleted, ProvenInterrupted, ProvenSettled), Dst: string(Committed)},
+		{Event: string(EvGiveUp), Src: states(Loaded, TargetSelected, Attributed, EvidenceChecked, ProvenCompleted, ProvenInterrupted, ProvenSettled), Dst: string(Unknown)},
 	},
 }
 

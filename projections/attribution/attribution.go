@@ -57,12 +57,19 @@ type Fold struct {
 	// notification (a plain prompt of any provenance, a mid-turn user
 	// message, a realtime message...).
 	userAfter bool
+	// calls follows the target's turn by call identity (calls.go); saved
+	// is the fold as it stood just before the record that ended that turn
+	// (nil while the turn has not ended, or without call identity).
+	calls calls
+	saved *Fold
+	// absence tracks what proves the target's turn absent (absence.go).
+	absence absence
 }
 
 // New starts a fold for target, admitted at `at` with dispatch marker
 // markerUUID ("" when the admission carries none).
 func New(target, markerUUID string, at float64) *Fold {
-	f := &Fold{target: target, marker: markerUUID, at: at, lastComp: -1, lastLocal: -1, lastBg: -1}
+	f := &Fold{target: target, marker: markerUUID, at: at, lastComp: -1, lastLocal: -1, lastBg: -1, calls: calls{endIdx: -1}, absence: absence{lastPrompt: -1}}
 	f.ev.MarkerUUID = markerUUID
 	f.ev.MarkerIdx = -1
 	f.ev.Ownership.TargetIdx = -1
@@ -97,6 +104,14 @@ func (f *Fold) Add(ev events.Event) {
 		return
 	}
 	i := f.idx
+	switch f.calls.step(i, rec, f.target) {
+	case callReset, callRevoke:
+		f.saved = nil
+	case callEnd:
+		cp := *f
+		cp.saved = nil
+		f.saved = &cp
+	}
 	f.idx++
 	f.ev.ChainLen = f.idx
 	if f.marker != "" && f.ev.MarkerIdx < 0 && rec.UUID == f.marker {
@@ -105,6 +120,7 @@ func (f *Fold) Add(ev events.Event) {
 		f.ev.WroteAfter = true
 	}
 	f.ownership(i, rec, ev)
+	f.absence.add(f, i, rec)
 	f.clock(rec)
 	isAfter := f.after(i, rec)
 	if kind := BackgroundOpener(rec); kind != "" {
@@ -185,7 +201,9 @@ func (f *Fold) Add(ev events.Event) {
 func (f *Fold) ownership(i int, rec *qwen.Record, ev events.Event) {
 	o := &f.ev.Ownership
 	if rec.Type == qwen.TypeSystem && rec.TurnResult != nil && rec.TurnResult.PromptID == f.target {
-		o.TurnResult = rec.TurnResult.State
+		t := rec.TurnResult
+		o.TurnResult = t.State
+		o.TurnResultCancelledAt, o.TurnResultHasError, o.TurnResultErrorCode = t.HasCancelledAt, t.HasError, t.ErrorCode
 	}
 	if rec.Type != qwen.TypeUser || rec.Subtype != "" {
 		return // notifications, cron, mid-turn messages, goal runtime: not a prompt's opening record
@@ -211,14 +229,54 @@ func (f *Fold) ownership(i int, rec *qwen.Record, ev events.Event) {
 func (f *Fold) ReferenceEvidence() Evidence {
 	ev := f.ev
 	ev.Loaded = ev.ChainLen > 0
-	ev.Ownership = Ownership{TargetIdx: -1}
+	ev.Ownership = Ownership{TargetIdx: -1, TurnEndIdx: -1}
 	return ev
 }
 
 // Evidence returns the folded evidence. In ownership mode (the target's own
 // turn is identified) "after admission" is re-anchored on the target's user
 // record: a compression or local command after it belongs to its turn.
+//
+// With call identity (calls.go), once the target's turn has ended the
+// evidence is the fold's as it stood before the record that ended it: what
+// follows is another turn's. Only what names the target or vetoes it — its
+// turn_result, a later prompt record, the chain's length and clock — is
+// read from the whole chain.
 func (f *Fold) Evidence() Evidence {
+	if f.saved == nil {
+		ev := f.evidence()
+		ev.Ownership.CallIdentity, ev.Ownership.TurnID, ev.Ownership.TurnEndIdx = f.calls.active, f.calls.turnID, -1
+		if o := &ev.Ownership; o.Active && o.TargetIdx < 0 {
+			o.AbsenceBlock = f.absence.result(f)
+			o.Absent = o.AbsenceBlock == ""
+		}
+		return ev
+	}
+	ev := f.saved.evidence()
+	live := f.ev.Ownership
+	o := &ev.Ownership
+	o.FollowedBy, o.TurnResult = live.FollowedBy, live.TurnResult
+	o.TurnResultCancelledAt, o.TurnResultHasError, o.TurnResultErrorCode = live.TurnResultCancelledAt, live.TurnResultHasError, live.TurnResultErrorCode
+	o.CallIdentity, o.TurnID = true, f.calls.turnID
+	o.TurnEndIdx, o.TurnEnd, o.CallConflict = f.calls.endIdx, f.calls.endWhy, f.calls.conflict
+	if o.CallConflict == "" {
+		o.CallConflict = f.calls.ambiguous
+	}
+	ev.ChainLen, ev.ClockStep = f.ev.ChainLen, f.ev.ClockStep
+	return ev
+}
+
+// TurnEndIdx is the chain index of the record that ended the target's turn
+// by call identity, -1 while it has not ended (or without call identity).
+// The reconcile core snapshots the api history there.
+func (f *Fold) TurnEndIdx() int {
+	if f.saved == nil {
+		return -1
+	}
+	return f.calls.endIdx
+}
+
+func (f *Fold) evidence() Evidence {
 	ev := f.ev
 	ev.Loaded = ev.ChainLen > 0
 	// Conservative: any user-role record after the marker that is not a

@@ -79,4 +79,35 @@ type Ownership struct {
 	// TurnResult is the state of a turn_result record for the target
 	// ("completed", "cancelled", "error"), "" when none.
 	TurnResult string
+	// TurnResultCancelledAt: that turn_result carries cancelledAt;
+	// TurnResultHasError / TurnResultErrorCode: its error object and the
+	// object's string code (0.24.4's normalizeTurnResultError).
+	TurnResultCancelledAt bool
+	TurnResultHasError    bool
+	TurnResultErrorCode   string
+
+	// CallIdentity: the target's own prompt record proves a writer that
+	// names every call's turn (Qwen Code 0.24.4: version "0.24.4" and
+	// daemonPromptId; ADR 0023), so its turn is told apart from any other
+	// by call identity. TurnID is the target's internal turn id
+	// ("<sid>########<n>", from the file_history_snapshot after its record
+	// or its first call's telemetry; "" when neither is on the chain).
+	CallIdentity bool
+	TurnID       string
+	// TurnEndIdx is the chain index of the first record of another turn
+	// after the target's (-1: the target's turn runs to the chain's end);
+	// TurnEnd says what it is. The evidence then covers the target's own
+	// turn only.
+	TurnEndIdx int
+	TurnEnd    string
+	// CallConflict describes a call of the target's own turn after that
+	// turn provably ended ("" when none): the guard call-identity refuses.
+	CallConflict string
+
+	// Absent: the target's own record is not on the chain and the chain
+	// after its marker provably holds every record of every turn since
+	// (ADR 0023 part B); AbsenceBlock says why not, when its record is
+	// missing and absence is not proven.
+	Absent       bool
+	AbsenceBlock string
 }

@@ -45,10 +45,21 @@ const (
 	// turn never started and it is stamped interrupted without classifying
 	// the foreign tail [§2e].
 	CatNotStarted = "i-not-started"
+	// CatOwnRecordAbsent: where the writer stamps identities, the target's
+	// own record provably never reached the transcript after its marker, so
+	// it is stamped interrupted [ADR 0023 part B].
+	CatOwnRecordAbsent = "j-own-record-absent"
+	// CatSettledTurn: the target's own turn_result settled it cancelled or
+	// in error; the daemon's exact terminal is appended, or the outcome is
+	// refused by settled-turn [ADR 0026].
+	CatSettledTurn = "k-settled-turn"
+	// CatCallIdentity: call identity (0.24.4's telemetry prompt ids) bounds
+	// the target's turn, or refuses a contradiction [ADR 0023 part A].
+	CatCallIdentity = "l-call-identity"
 )
 
 // Categories lists the deliberate differences in report order.
-var Categories = []string{CatOwnership, CatSystemProvenance, CatIntegrity, CatChainDegraded, CatNotificationTrim, CatBackgroundTurn, CatDispatchEvidence, CatClockMonotonic, CatLocalCommand, CatNotStarted}
+var Categories = []string{CatOwnership, CatSystemProvenance, CatIntegrity, CatChainDegraded, CatNotificationTrim, CatBackgroundTurn, CatDispatchEvidence, CatClockMonotonic, CatLocalCommand, CatNotStarted, CatOwnRecordAbsent, CatSettledTurn, CatCallIdentity}
 
 // Outcome is one scenario run through the reference and both tailproof modes.
 type Outcome struct {
@@ -280,6 +291,21 @@ func classify(o *Outcome) (string, string) {
 	// own turn_result, or an identified turn freeing the target from the
 	// ordering guards that vetoed in the reference.
 	own := def.Evidence.Transcript.Ownership
+	if def.Evidence.Classification.FromSettledTurn && def.Appended != nil {
+		return CatSettledTurn, "the target's own turn_result settled it " + own.TurnResult + ": the daemon's exact terminal"
+	}
+	if v, ok := hasVeto(def, "settled-turn"); ok {
+		return CatSettledTurn, v.Reason
+	}
+	if def.Evidence.Classification.FromAbsence && def.Appended != nil {
+		return CatOwnRecordAbsent, "the target's own record is provably absent after its marker: its turn never started"
+	}
+	if v, ok := hasVeto(def, "call-identity"); ok {
+		return CatCallIdentity, v.Reason
+	}
+	if own.CallIdentity && own.TurnEndIdx >= 0 {
+		return CatCallIdentity, "the target's turn ends at #" + fmt.Sprint(own.TurnEndIdx) + ": " + own.TurnEnd
+	}
 	if v, ok := hasVeto(def, "ownership"); ok && own.Active {
 		return CatOwnership, v.Reason
 	}
