@@ -79,7 +79,9 @@ func stopMask(w uint64) uint64 {
 // nonASCII a byte >= 0x80; without either, the content is its own value.
 func String(b []byte, i int) (end int, escaped, nonASCII bool, err error) {
 	i++
-	var hi uint64 // the OR of the bytes the word loop passed
+	var hi uint64        // the OR of the bytes the word loop passed
+	blocksFrom := 0      // skipBlocks may start at an escape at or after this
+	lastEsc := -denseGap // where the last escape began
 	for {
 		// Eight bytes at a time up to the first quote, backslash or control
 		// byte: strings holding tool output run to megabytes.
@@ -107,6 +109,20 @@ func String(b []byte, i int) (end int, escaped, nonASCII bool, err error) {
 			return i + 1, escaped, nonASCII || hi&msb != 0, nil
 		case c == '\\':
 			escaped = true
+			if i-lastEsc < denseGap && len(b)-i >= blockMin && i >= blocksFrom {
+				// Escapes close together: a block at a time from here.
+				end, high, st := skipBlocks(b, i)
+				nonASCII = nonASCII || high
+				if st == blocksDone {
+					return end, true, nonASCII || hi&msb != 0, nil
+				}
+				if end != i {
+					i, lastEsc = end, end
+					continue
+				}
+				blocksFrom = len(b) // refused at once: an error is near
+			}
+			lastEsc = i
 			if i+1 >= len(b) {
 				return 0, false, false, errAt(b, i+1, "")
 			}
