@@ -42,13 +42,16 @@ func object(dst []member, b []byte) (ms []member, ok bool, err error) {
 		if i >= len(b) || b[i] != '"' {
 			return dst, false, fmt.Errorf("expected a key (offset %d)", i)
 		}
-		kend, escaped, _, err := jsonscan.String(b, i)
-		if err != nil {
-			return dst, false, err
+		kend, short := jsonscan.ShortString(b, i)
+		escaped := false
+		if !short {
+			if kend, escaped, _, err = jsonscan.String(b, i); err != nil {
+				return dst, false, err
+			}
 		}
 		key := b[i+1 : kend-1]
 		if escaped {
-			key = jsonscan.AppendUnquote(nil, b[i+1:kend-1])
+			key = jsonscan.AppendUnquote(nil, key)
 		}
 		i = jsonscan.SkipSpace(b, kend)
 		if i >= len(b) || b[i] != ':' {
@@ -58,7 +61,7 @@ func object(dst []member, b []byte) (ms []member, ok bool, err error) {
 		if i >= len(b) {
 			return dst, false, &jsonscan.SyntaxError{Offset: len(b), End: true}
 		}
-		vend, err := jsonscan.SkipValue(b, i, 1, jsonscan.MaxDepth)
+		vend, err := memberValue(b, i)
 		if err != nil {
 			return dst, false, err
 		}
@@ -73,6 +76,24 @@ func object(dst []member, b []byte) (ms []member, ok bool, err error) {
 		}
 		return dst, false, fmt.Errorf("expected ',' or '}' after an object member (offset %d)", i)
 	}
+}
+
+// memberValue validates the value at b[i] of a top-level member: a string
+// or number directly (most envelope members are), anything else through
+// SkipValue.
+func memberValue(b []byte, i int) (int, error) {
+	switch c := b[i]; {
+	case c == '"':
+		if end, ok := jsonscan.ShortString(b, i); ok {
+			return end, nil
+		}
+		end, _, _, err := jsonscan.String(b, i)
+		return end, err
+	case c == '-' || '0' <= c && c <= '9':
+		end, _, err := jsonscan.Number(b, i)
+		return end, err
+	}
+	return jsonscan.SkipValue(b, i, 1, jsonscan.MaxDepth)
 }
 
 func trailing(b []byte, i int) error {

@@ -1,6 +1,7 @@
 package v0
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -79,6 +80,7 @@ type Parser struct {
 	data         []member
 	payload, dts [][]byte
 	gaps         []float64
+	lastType     string // see typeOf
 }
 
 // ParseLine is the package-level ParseLine using p's scratch space.
@@ -96,11 +98,30 @@ func (p *Parser) ParseLine(dst []Record, line []byte) ([]Record, error) {
 		return append(dst, Record{NotObject: true, Seq: math.NaN(), Time: math.NaN(), line: line}), nil
 	}
 	if t, ok := last(ms, "type"); ok {
-		if tag, isStr := str(t); isStr && (tag == TagTextChunks || tag == TagReasoningChunks || tag == TagToolCallChunks) {
+		if tag, row := rowTag(t); row {
 			return p.expandRow(dst, tag, ms)
 		}
 	}
-	return append(dst, envelope(ms, line)), nil
+	return append(dst, p.envelope(ms, line)), nil
+}
+
+// rowTag reports whether the raw type value is a packed row's tag: by its
+// bytes when it holds no escape (nearly always), else decoded. Unlike
+// str, it costs no map lookup for the event lines.
+func rowTag(raw []byte) (string, bool) {
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		tag, isStr := str(raw)
+		return tag, isStr && (tag == TagTextChunks || tag == TagReasoningChunks || tag == TagToolCallChunks)
+	}
+	switch string(raw) {
+	case `"` + TagTextChunks + `"`:
+		return TagTextChunks, true
+	case `"` + TagReasoningChunks + `"`:
+		return TagReasoningChunks, true
+	case `"` + TagToolCallChunks + `"`:
+		return TagToolCallChunks, true
+	}
+	return "", false
 }
 
 func skipSpace(b []byte) int {
@@ -111,12 +132,12 @@ func skipSpace(b []byte) int {
 	return i
 }
 
-func envelope(ms []member, line []byte) Record {
+func (p *Parser) envelope(ms []member, line []byte) Record {
 	r := Record{Seq: math.NaN(), Time: math.NaN(), line: line}
 	for _, m := range ms {
 		switch string(m.key) {
 		case "type":
-			r.Type, r.HasType = str(m.value)
+			r.Type, r.HasType = p.typeOf(m.value)
 		case "seq":
 			r.Seq = numOrNaN(m.value)
 		case "time":
@@ -136,6 +157,21 @@ func envelope(ms []member, line []byte) Record {
 		}
 	}
 	return r
+}
+
+// typeOf is str for a line's type, remembering the last one: a log's lines
+// run in long stretches of one type (assistant/chunk), and comparing bytes
+// is cheaper than the lookup str makes. Only a value without escapes is
+// remembered, so its bytes are its value.
+func (p *Parser) typeOf(raw []byte) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && p.lastType != "" && string(raw[1:len(raw)-1]) == p.lastType {
+		return p.lastType, true
+	}
+	t, ok := str(raw)
+	if ok && bytes.IndexByte(raw, '\\') < 0 {
+		p.lastType = t
+	}
+	return t, ok
 }
 
 func numOrNaN(raw []byte) float64 {

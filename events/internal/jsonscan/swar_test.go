@@ -47,6 +47,7 @@ func scalarString(b []byte, i int) (end int, escaped, nonASCII bool, err error) 
 }
 
 // checkString: String and scalarString agree on the string at data[0],
+// ShortString with both where it answers,
 // and on the string at every offset of it that holds a quote (so that the
 // same bytes start at every alignment).
 func checkString(t *testing.T, data []byte) {
@@ -60,6 +61,9 @@ func checkString(t *testing.T, data []byte) {
 		if end != wend || esc != wesc || na != wna || !reflect.DeepEqual(err, werr) {
 			t.Fatalf("String(%q, %d) = %d, %v, %v, %v; scalar %d, %v, %v, %v",
 				data, i, end, esc, na, err, wend, wesc, wna, werr)
+		}
+		if send, ok := ShortString(data, i); ok && (werr != nil || send != wend || wesc || send-i-2 >= 8) {
+			t.Fatalf("ShortString(%q, %d) = %d; scalar %d, %v, %v", data, i, send, wend, wesc, werr)
 		}
 	}
 }
