@@ -1,7 +1,6 @@
 package jsonscan
 
 import (
-	"syscall"
 	"testing"
 
 	"github.com/tailproof/tailproof/simulations/bench/shape"
@@ -27,7 +26,7 @@ func BenchmarkString(b *testing.B) {
 				}
 			}
 			b.SetBytes(int64(size))
-			cpu := cpuSeconds()
+			cpu := shape.CPUSeconds()
 			for b.Loop() {
 				for _, d := range docs {
 					if _, _, _, err := String(d, 0); err != nil {
@@ -35,19 +34,9 @@ func BenchmarkString(b *testing.B) {
 					}
 				}
 			}
-			if used := cpuSeconds() - cpu; used > 0 {
+			if used := shape.CPUSeconds() - cpu; used > 0 {
 				b.ReportMetric(float64(size)*float64(b.N)/1e6/used, "MB/cpu-s")
 			}
 		})
 	}
-}
-
-// cpuSeconds is the process's user+system CPU time: throughput per CPU
-// second does not depend on how busy a shared machine is.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }

@@ -106,7 +106,7 @@ func skipBlocks(b []byte, i int) (end int, nonASCII bool, status int) {
 		if real != 0 {
 			before = real&-real - 1
 		}
-		if (ctl&msb != 0 && controlBits(blk)&before != 0) || !validEscapes(b, i, escaped&before) {
+		if (ctl&msb != 0 && controlBits(blk)&before != 0) || !validEscapes(b, i, escaped&before&^(bs|q)) {
 			// Back to the backslash when its escape starts the block.
 			return i - int(carry), hi&msb != 0, blocksRefused
 		}
@@ -147,6 +147,8 @@ func controlBits(blk []byte) uint64 {
 
 // validEscapes reports whether every escaped byte (esc, bit k for b[i+k])
 // makes a valid escape: one of "\/bfnrt, or u followed by four hex digits.
+// skipBlocks leaves out the escaped quotes and backslashes, valid by
+// their masks.
 // The digits may run into the next block; not being quotes or backslashes,
 // they change nothing the masks there say.
 func validEscapes(b []byte, i int, esc uint64) bool {

@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"syscall"
 	"time"
 )
 
@@ -197,4 +198,15 @@ func Quote(s string) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes (invalid UTF-8 as U+FFFD)
 	return string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
+}
+
+// CPUSeconds is the process's user+system CPU time. Benchmarks divide by it
+// to report MB per CPU-second, the per-core figure, which does not depend on
+// how busy a shared machine is (wall-clock MB/s does).
+func CPUSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
