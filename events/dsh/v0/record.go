@@ -135,24 +135,24 @@ func skipSpace(b []byte) int {
 func (p *Parser) envelope(ms []member, line []byte) Record {
 	r := Record{Seq: math.NaN(), Time: math.NaN(), line: line}
 	for _, m := range ms {
-		switch string(m.key) {
+		switch string(m.Key) {
 		case "type":
-			r.Type, r.HasType = p.typeOf(m.value)
+			r.Type, r.HasType = p.typeOf(m.Value)
 		case "seq":
-			r.Seq = numOrNaN(m.value)
+			r.Seq = numOrNaN(m.Value)
 		case "time":
-			r.Time = numOrNaN(m.value)
+			r.Time = numOrNaN(m.Value)
 		case "data":
-			r.Data = m.value
+			r.Data = m.Value
 		case "surfaceOp":
-			r.SurfaceOp = m.value
+			r.SurfaceOp = m.Value
 		case "sourceEventSeqs":
-			r.SourceEventSeqs = m.value
+			r.SourceEventSeqs = m.Value
 		case "ignorable":
-			r.Ignorable = m.value
+			r.Ignorable = m.Value
 		default:
 			if r.Foreign == "" {
-				r.Foreign = string(m.key)
+				r.Foreign = string(m.Key)
 			}
 		}
 	}
