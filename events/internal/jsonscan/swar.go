@@ -26,6 +26,14 @@ func zeroBytes(x uint64) uint64 {
 	return ^((x&low7 + low7) | x) & msb
 }
 
+// belowQuote sets the high bit of each byte of w that is a quote or a
+// control byte (below 0x20), and only of those: x = w^0x02 maps exactly
+// those bytes below 0x21, and (x|0x80)-0x21 cannot borrow across a byte.
+func belowQuote(w uint64) uint64 {
+	x := w ^ (lsb * 0x02)
+	return ^((x | msb) - lsb*0x21 | x) & msb
+}
+
 // packHigh gathers the high bits of the eight bytes of m (other bits
 // clear) into the low byte: bit 8k+7 lands at bit 56+k, then shifts down.
 // The products of distinct bits land at distinct positions, so nothing
@@ -91,27 +99,27 @@ func skipBlocks(b []byte, i int) (end int, nonASCII bool, status int) {
 	var carry, hi uint64
 	for i+64 <= len(b) {
 		blk := b[i : i+64 : i+64]
-		var bs, q, ctl, wh uint64
+		var bs, stop, wh uint64
 		for k := 0; k < 64; k += 8 {
 			w := binary.LittleEndian.Uint64(blk[k:])
 			bs |= packHigh(zeroBytes(w^lsb*'\\')) << k
-			q |= packHigh(zeroBytes(w^lsb*'"')) << k
-			c := w & (lsb * 0xe0) // zero exactly for the control bytes
-			ctl |= (c - lsb) &^ c // nonzero iff one is: flags only, not positions
+			stop |= packHigh(belowQuote(w)) << k
 			wh |= w
 		}
 		escaped, next := EscapedBits(bs, carry)
-		real := q &^ escaped
+		stop &^= escaped     // the quotes and control bytes no backslash escapes
 		before := ^uint64(0) // the string's bytes in this block
-		if real != 0 {
-			before = real&-real - 1
+		if stop != 0 {
+			before = stop&-stop - 1
 		}
-		if (ctl&msb != 0 && controlBits(blk)&before != 0) || !validEscapes(b, i, escaped&before&^(bs|q)) {
+		// An escaped quote or backslash is valid by the masks; any other
+		// escaped byte (a control byte among them) is looked at.
+		if !validEscapes(b, i, escaped&before&^bs) || stop != 0 && blk[bits.TrailingZeros64(stop)] != '"' {
 			// Back to the backslash when its escape starts the block.
 			return i - int(carry), hi&msb != 0, blocksRefused
 		}
-		if real != 0 {
-			n := bits.TrailingZeros64(real)
+		if stop != 0 {
+			n := bits.TrailingZeros64(stop)
 			return i + n + 1, hi&msb != 0 || highBefore(blk, n), blocksDone
 		}
 		i, carry, hi = i+64, next, hi|wh
@@ -133,16 +141,6 @@ func highBefore(blk []byte, n int) bool {
 		acc |= binary.LittleEndian.Uint64(blk[k:]) & (1<<(8*uint(n-k)) - 1)
 	}
 	return acc&msb != 0
-}
-
-// controlBits returns the control bytes (below 0x20) of the block, bit i
-// for byte i.
-func controlBits(blk []byte) uint64 {
-	var m uint64
-	for k := 0; k < 64; k += 8 {
-		m |= packHigh(zeroBytes(binary.LittleEndian.Uint64(blk[k:])&(lsb*0xe0))) << k
-	}
-	return m
 }
 
 // validEscapes reports whether every escaped byte (esc, bit k for b[i+k])

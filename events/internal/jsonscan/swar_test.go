@@ -168,7 +168,7 @@ func TestEscapedBits(t *testing.T) {
 	}
 }
 
-// zeroBytes and packHigh against a byte loop: every byte value at every
+// zeroBytes, belowQuote and packHigh against a byte loop: every byte value at every
 // position among random neighbours, including the zero bytes whose borrow
 // fools the classic haszero test.
 func TestZeroBytesPack(t *testing.T) {
@@ -184,6 +184,15 @@ func TestZeroBytesPack(t *testing.T) {
 		}
 		if got := packHigh(zeroBytes(w)); got != want {
 			t.Fatalf("packHigh(zeroBytes(%#016x)) = %08b, want %08b", w, got, want)
+		}
+		var wantStop uint64
+		for k, c := range buf {
+			if c < 0x20 || c == '"' {
+				wantStop |= 1 << k
+			}
+		}
+		if got := packHigh(belowQuote(w)); got != wantStop {
+			t.Fatalf("packHigh(belowQuote(%#016x)) = %08b, want %08b", w, got, wantStop)
 		}
 	}
 	for pos := range 8 {
