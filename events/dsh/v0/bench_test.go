@@ -153,3 +153,37 @@ func reportCPU(b *testing.B, start float64, size int) {
 		b.ReportMetric(float64(size)*float64(b.N)/1e6/used, "MB/cpu-s")
 	}
 }
+
+// BenchmarkParseLine is the full reader's per-line cost alone: every storage
+// line of BenchmarkZstdDecode's logs (header excluded), decompressed
+// beforehand, through one Parser. Compare its MB/cpu-s with zstd-alone's to
+// see how far the reader can get from zstd's own speed.
+func BenchmarkParseLine(b *testing.B) {
+	for _, name := range []string{"chunks", "packed", "tools"} {
+		data, _ := benchLog(b, name, 2000)
+		d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+		plain, err := d.DecodeAll(data, nil)
+		d.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines := bytes.Split(bytes.TrimSuffix(plain, []byte{'\n'}), []byte{'\n'})[1:]
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(plain)))
+			cpu := shape.CPUSeconds()
+			var p v0.Parser
+			var recs []v0.Record
+			for b.Loop() {
+				for _, l := range lines {
+					if recs, err = p.ParseLine(recs[:0], l); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			reportCPU(b, cpu, len(plain))
+			if used := shape.CPUSeconds() - cpu; used > 0 {
+				b.ReportMetric(used*1e9/float64(b.N*len(lines)), "cpu-ns/line")
+			}
+		})
+	}
+}
