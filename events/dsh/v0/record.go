@@ -102,7 +102,9 @@ func (p *Parser) ParseLine(dst []Record, line []byte) ([]Record, error) {
 			return p.expandRow(dst, tag, ms)
 		}
 	}
-	return append(dst, p.envelope(ms, line)), nil
+	dst = append(dst, Record{})
+	p.envelope(&dst[len(dst)-1], ms, line) // in place: a Record is 150 bytes
+	return dst, nil
 }
 
 // rowTag reports whether the raw type value is a packed row's tag: by its
@@ -132,8 +134,8 @@ func skipSpace(b []byte) int {
 	return i
 }
 
-func (p *Parser) envelope(ms []member, line []byte) Record {
-	r := Record{Seq: math.NaN(), Time: math.NaN(), line: line}
+func (p *Parser) envelope(r *Record, ms []member, line []byte) {
+	r.Seq, r.Time, r.line = math.NaN(), math.NaN(), line
 	for _, m := range ms {
 		switch string(m.Key) {
 		case "type":
@@ -156,7 +158,6 @@ func (p *Parser) envelope(ms []member, line []byte) Record {
 			}
 		}
 	}
-	return r
 }
 
 // typeOf is str for a line's type, remembering the last one: a log's lines
