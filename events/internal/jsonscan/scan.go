@@ -43,7 +43,8 @@ func errAt(b []byte, i int, context string) error {
 // JSON whitespace (space, tab, newline, carriage return; not \v, \f or a
 // byte order mark).
 func SkipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	// One test settles the usual case, a byte above the space.
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i
