@@ -117,11 +117,9 @@ func stopMask(w uint64) uint64 {
 	return ((qc-lsb*0x21)&^qc | (bs-lsb)&^bs) & msb
 }
 
-// stringEnd scans a string whose opening quote is at s.i, leaving s.i after
-// the closing quote. It reports whether the string holds escapes and
-// whether it is plain (no escapes, only ASCII), which saves a second pass
-// over the strings that are kept.
-func (s *scanner) stringEnd() (escaped, plain, ok bool) {
+// stringEndScalar is stringEnd word by word, stopping at every escape: the
+// scanner that names a string's error.
+func (s *scanner) stringEndScalar() (escaped, plain, ok bool) {
 	b := s.b
 	i := s.i + 1
 	var hi uint64 // the OR of every byte of the string

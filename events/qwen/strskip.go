@@ -3,39 +3,23 @@ package qwen
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/tailproof/tailproof/events/internal/jsonscan"
 )
 
-// Skipping a string nobody reads, 64 bytes at a time where the machine
-// has vector instructions (strskip_simd.go), the scalar scanner elsewhere.
-// Tool outputs are most of a transcript's bytes and in real sessions hold
-// an escape every few bytes (source files, JSON, shell output); the
-// scalar scanner stops at each, a vector scan classifies a whole block at
-// once and finds its escapes with carries, as simdjson does.
+// Skipping a string nobody reads, 64 bytes at a time: with vector
+// instructions where the machine has them (strskip_simd.go), else with
+// jsonscan.String's word-at-a-time block skipper (ADR 0029). Tool outputs
+// are most of a transcript's bytes and in real sessions hold an escape
+// every few bytes (source files, JSON, shell output); a scanner that stops
+// at each is content-dependent, a block scan classifies a whole block at
+// once and finds its escapes with carries, as simdjson does. Validation is
+// the same grammar in both packages (jsonscan differs only in how it
+// decodes lone surrogates, which a skipped string never is).
 
-// escapedBits takes the backslash positions of a 64-byte block (bit i for
-// byte i) and whether its first byte is escaped by a backslash run ending
-// the previous block (carry 1), and returns the escaped bytes (each byte
-// right after a backslash that is not itself escaped) and the carry into
-// the next block.
-//
-// A run of backslashes escapes every second byte from its start, so what
-// matters is the parity of each run's start: adding a run's start bit to
-// the run carries out just past its end, and the odd-bit pattern tells
-// which runs started on an odd or even position (simdjson's
-// json_escape_scanner, 2023).
-func escapedBits(bs, carry uint64) (escaped, next uint64) {
-	const odd = 0xAAAAAAAAAAAAAAAA
-	potential := bs &^ carry // a backslash that is escaped starts nothing
-	maybeEscaped := potential << 1
-	code := ((maybeEscaped | odd) - potential) ^ odd
-	escaped = code ^ (bs | carry)
-	next = (code & bs) >> 63
-	return escaped, next
-}
-
-// skipString skips the string whose opening quote is at s.i: the block
-// scanner when it can vouch for the whole string, else the scalar scanner,
-// which also reports every error (the block scanner never does).
+// skipString skips the string whose opening quote is at s.i: the vector
+// block scanner when it can vouch for the whole string, else stringEnd,
+// which also reports every error (the block scanners never do).
 func (s *scanner) skipString() bool {
 	if b := s.b; haveBlockScan && len(b)-s.i > 64 {
 		// Most strings are short and plain: their quote is in the first
@@ -56,6 +40,20 @@ func (s *scanner) skipString() bool {
 	}
 	_, _, ok := s.stringEnd()
 	return ok
+}
+
+// stringEnd scans a string whose opening quote is at s.i, leaving s.i after
+// the closing quote. It reports whether the string holds escapes and
+// whether it is plain (no escapes, only ASCII), which saves a second pass
+// over the strings that are kept. jsonscan.String reads it (by blocks
+// where escapes are dense); the scalar scanner reads it again when it is
+// invalid, to report the error in this package's words.
+func (s *scanner) stringEnd() (escaped, plain, ok bool) {
+	if end, esc, nonASCII, err := jsonscan.String(s.b, s.i); err == nil {
+		s.i = end
+		return esc, !esc && !nonASCII, true
+	}
+	return s.stringEndScalar()
 }
 
 // shortString is how much of a string skipString reads word by word

@@ -5,6 +5,8 @@ package qwen
 import (
 	"math/bits"
 	"simd/archsimd"
+
+	"github.com/tailproof/tailproof/events/internal/jsonscan"
 )
 
 // haveBlockScan: built with GOEXPERIMENT=simd on a CPU with AVX2.
@@ -42,7 +44,7 @@ func skipStringBlocks(b []byte, i int) (end int, ok bool) {
 			valid |= uint64(ok.ToBits()) << sh
 			us |= uint64(isU.ToBits()) << sh
 		}
-		escaped, next := escapedBits(bs, carry)
+		escaped, next := jsonscan.EscapedBits(bs, carry)
 		real := q &^ escaped
 		before := ^uint64(0) // the string's bytes in this block
 		if real != 0 {

@@ -5,74 +5,40 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/tailproof/tailproof/events/internal/jsonscan"
 )
 
-// seqEscaped is escapedBits one byte at a time.
-func seqEscaped(bs, carry uint64) (escaped, next uint64) {
-	esc := carry == 1
-	for i := range 64 {
-		if esc {
-			escaped |= 1 << i
-			esc = false
-			continue
-		}
-		if bs>>i&1 == 1 {
-			esc = true
-		}
-	}
-	if esc {
-		next = 1
-	}
-	return escaped, next
-}
-
-// escapedBits against the sequential rule: every pattern of the low 16
-// bits and of the 16 bits around the block's end, with both carries, and
-// random blocks of every density.
-func TestEscapedBits(t *testing.T) {
-	check := func(bs, carry uint64) {
-		e, n := escapedBits(bs, carry)
-		we, wn := seqEscaped(bs, carry)
-		if e != we || n != wn {
-			t.Fatalf("escapedBits(%064b, %d) = %064b, %d; want %064b, %d", bs, carry, e, n, we, wn)
-		}
-	}
-	for p := range uint64(1 << 16) {
-		for carry := range uint64(2) {
-			check(p, carry)
-			check(p<<48, carry)
-			check(p<<24|0xf, carry)
-		}
-	}
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 1 << 18 {
-		bs := r.Uint64()
-		for range r.IntN(4) {
-			bs &= r.Uint64() // sparser
-		}
-		for range r.IntN(3) {
-			bs |= r.Uint64() // denser: long runs
-		}
-		check(bs, uint64(r.IntN(2)))
-	}
-}
-
-// checkSkip: the block scanner (where built) and skipString agree with the
-// scalar stringEnd on the string starting at data[0] (a quote).
+// checkSkip: the vector block scanner (where built), skipString, stringEnd
+// and jsonscan.String (the portable block skipper) agree with the scalar
+// stringEndScalar on the string starting at data[0] (a quote).
 func checkSkip(t *testing.T, data []byte) {
 	t.Helper()
-	var ref, got scanner
+	var ref, got, kept scanner
 	ref.reset(data)
-	_, _, wantOK := ref.stringEnd()
+	wantEsc, wantPlain, wantOK := ref.stringEndScalar()
 	got.reset(data)
 	gotOK := got.skipString()
 	if gotOK != wantOK || gotOK && got.i != ref.i || !gotOK && (got.err == nil || got.err.off != ref.err.off) {
-		t.Fatalf("skipString = %v at %d (%v), stringEnd = %v at %d (%v)\n%q", gotOK, got.i, got.err, wantOK, ref.i, ref.err, data)
+		t.Fatalf("skipString = %v at %d (%v), stringEndScalar = %v at %d (%v)\n%q", gotOK, got.i, got.err, wantOK, ref.i, ref.err, data)
+	}
+	kept.reset(data)
+	esc, plain, ok := kept.stringEnd()
+	if ok != wantOK || kept.i != ref.i || ok && (esc != wantEsc || plain != wantPlain) || !ok && *kept.err != *ref.err {
+		t.Fatalf("stringEnd = %v, %v, %v at %d (%v); stringEndScalar = %v, %v, %v at %d (%v)\n%q",
+			esc, plain, ok, kept.i, kept.err, wantEsc, wantPlain, wantOK, ref.i, ref.err, data)
+	}
+	if len(data) > 0 {
+		end, jesc, nonASCII, err := jsonscan.String(data, 0)
+		if (err == nil) != wantOK || wantOK && (end != ref.i || jesc != wantEsc || (!jesc && !nonASCII) != wantPlain) {
+			t.Fatalf("jsonscan.String = %d, %v, %v, %v; stringEndScalar = %d, %v, %v, %v\n%q",
+				end, jesc, nonASCII, err, ref.i, wantEsc, wantPlain, wantOK, data)
+		}
 	}
 	if haveBlockScan && len(data) > 0 {
 		end, ok := skipStringBlocks(data, 1)
 		if ok && (!wantOK || end != ref.i) {
-			t.Fatalf("skipStringBlocks = %d, %v; stringEnd = %d, %v\n%q", end, ok, ref.i, wantOK, data)
+			t.Fatalf("skipStringBlocks = %d, %v; stringEndScalar = %d, %v\n%q", end, ok, ref.i, wantOK, data)
 		}
 		if !ok && wantOK {
 			t.Fatalf("skipStringBlocks refused a valid string ending at %d\n%q", ref.i, data)

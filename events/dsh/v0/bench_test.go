@@ -11,6 +11,7 @@ import (
 
 	v0 "github.com/tailproof/tailproof/events/dsh/v0"
 	"github.com/tailproof/tailproof/projections/dshrecovery"
+	"github.com/tailproof/tailproof/simulations/bench/shape"
 )
 
 // benchLog builds a compressed v0 log of turns in the package's shapes, one
@@ -83,15 +84,17 @@ func benchLog(b *testing.B, shape string, turns int) (compressed []byte, plain i
 // decoder alone (klauspost streaming the concatenated frames to io.Discard)
 // with tailproof's frame path (FrameReader split + per-frame checksummed
 // decode), its whole reader (plus the line scan and row expansion) and
-// recovery's fold on top. Throughput is
-// of decompressed bytes. Run:
+// recovery's fold on top. Throughput is of decompressed bytes; MB/cpu-s
+// divides by the process's CPU time, the figure to compare on a shared
+// machine. Run:
 //
 //	go test -run='^$' -bench=ZstdDecode -benchtime=20x ./events/dsh/v0
 func BenchmarkZstdDecode(b *testing.B) {
-	for _, shape := range []string{"chunks", "packed", "tools"} {
-		data, plain := benchLog(b, shape, 2000)
-		b.Run(shape+"/zstd-alone", func(b *testing.B) {
+	for _, name := range []string{"chunks", "packed", "tools"} {
+		data, plain := benchLog(b, name, 2000)
+		b.Run(name+"/zstd-alone", func(b *testing.B) {
 			b.SetBytes(int64(plain))
+			defer reportCPU(b, shape.CPUSeconds(), plain)
 			for b.Loop() {
 				d, _ := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1))
 				if _, err := io.Copy(io.Discard, d); err != nil {
@@ -100,8 +103,9 @@ func BenchmarkZstdDecode(b *testing.B) {
 				d.Close()
 			}
 		})
-		b.Run(shape+"/v0-frames", func(b *testing.B) {
+		b.Run(name+"/v0-frames", func(b *testing.B) {
 			b.SetBytes(int64(plain))
+			defer reportCPU(b, shape.CPUSeconds(), plain)
 			var buf []byte
 			for b.Loop() {
 				fr := v0.NewFrameReader(bytes.NewReader(data), 0)
@@ -121,21 +125,64 @@ func BenchmarkZstdDecode(b *testing.B) {
 				d.Close()
 			}
 		})
-		b.Run(shape+"/v0-scan", func(b *testing.B) {
+		b.Run(name+"/v0-scan", func(b *testing.B) {
 			b.SetBytes(int64(plain))
+			defer reportCPU(b, shape.CPUSeconds(), plain)
 			for b.Loop() {
 				if _, err := v0.Scan(bytes.NewReader(data), v0.Zstd, v0.Options{}, func(v0.Record) error { return nil }); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
-		b.Run(shape+"/v0-scan+fold", func(b *testing.B) {
+		b.Run(name+"/v0-scan+fold", func(b *testing.B) {
 			b.SetBytes(int64(plain))
+			defer reportCPU(b, shape.CPUSeconds(), plain)
 			for b.Loop() {
 				var f dshrecovery.Fold
 				if _, err := v0.Scan(bytes.NewReader(data), v0.Zstd, v0.Options{}, f.Apply); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// reportCPU adds MB per CPU-second for b.N passes over size bytes since start.
+func reportCPU(b *testing.B, start float64, size int) {
+	if used := shape.CPUSeconds() - start; used > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/1e6/used, "MB/cpu-s")
+	}
+}
+
+// BenchmarkParseLine is the full reader's per-line cost alone: every storage
+// line of BenchmarkZstdDecode's logs (header excluded), decompressed
+// beforehand, through one Parser. Compare its MB/cpu-s with zstd-alone's to
+// see how far the reader can get from zstd's own speed.
+func BenchmarkParseLine(b *testing.B) {
+	for _, name := range []string{"chunks", "packed", "tools"} {
+		data, _ := benchLog(b, name, 2000)
+		d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+		plain, err := d.DecodeAll(data, nil)
+		d.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines := bytes.Split(bytes.TrimSuffix(plain, []byte{'\n'}), []byte{'\n'})[1:]
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(plain)))
+			cpu := shape.CPUSeconds()
+			var p v0.Parser
+			var recs []v0.Record
+			for b.Loop() {
+				for _, l := range lines {
+					if recs, err = p.ParseLine(recs[:0], l); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			reportCPU(b, cpu, len(plain))
+			if used := shape.CPUSeconds() - cpu; used > 0 {
+				b.ReportMetric(used*1e9/float64(b.N*len(lines)), "cpu-ns/line")
 			}
 		})
 	}

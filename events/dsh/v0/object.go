@@ -9,11 +9,9 @@ import (
 	"github.com/tailproof/tailproof/events/internal/jsonscan"
 )
 
-// member is one key of a JSON object and the raw bytes of its value.
-type member struct {
-	key   []byte // unquoted
-	value []byte // raw, validated
-}
+// member is one key of a JSON object and the raw bytes of its value
+// (validated when object returned it).
+type member = Member
 
 // object validates b as one JSON value (surrounding whitespace allowed, as
 // JSON.parse allows it) and, when it is an object, returns its members in
@@ -42,13 +40,16 @@ func object(dst []member, b []byte) (ms []member, ok bool, err error) {
 		if i >= len(b) || b[i] != '"' {
 			return dst, false, fmt.Errorf("expected a key (offset %d)", i)
 		}
-		kend, escaped, _, err := jsonscan.String(b, i)
-		if err != nil {
-			return dst, false, err
+		kend, short := jsonscan.ShortString(b, i)
+		escaped := false
+		if !short {
+			if kend, escaped, _, err = jsonscan.String(b, i); err != nil {
+				return dst, false, err
+			}
 		}
 		key := b[i+1 : kend-1]
 		if escaped {
-			key = jsonscan.AppendUnquote(nil, b[i+1:kend-1])
+			key = jsonscan.AppendUnquote(nil, key)
 		}
 		i = jsonscan.SkipSpace(b, kend)
 		if i >= len(b) || b[i] != ':' {
@@ -58,11 +59,11 @@ func object(dst []member, b []byte) (ms []member, ok bool, err error) {
 		if i >= len(b) {
 			return dst, false, &jsonscan.SyntaxError{Offset: len(b), End: true}
 		}
-		vend, err := jsonscan.SkipValue(b, i, 1, jsonscan.MaxDepth)
+		vend, err := memberValue(b, i)
 		if err != nil {
 			return dst, false, err
 		}
-		dst = append(dst, member{key: key, value: b[i:vend]})
+		dst = append(dst, member{Key: key, Value: b[i:vend]})
 		i = jsonscan.SkipSpace(b, vend)
 		if i < len(b) && b[i] == ',' {
 			i = jsonscan.SkipSpace(b, i+1)
@@ -73,6 +74,24 @@ func object(dst []member, b []byte) (ms []member, ok bool, err error) {
 		}
 		return dst, false, fmt.Errorf("expected ',' or '}' after an object member (offset %d)", i)
 	}
+}
+
+// memberValue validates the value at b[i] of a top-level member: a string
+// or number directly (most envelope members are), anything else through
+// SkipValue.
+func memberValue(b []byte, i int) (int, error) {
+	switch c := b[i]; {
+	case c == '"':
+		if end, ok := jsonscan.ShortString(b, i); ok {
+			return end, nil
+		}
+		end, _, _, err := jsonscan.String(b, i)
+		return end, err
+	case c == '-' || '0' <= c && c <= '9':
+		end, _, err := jsonscan.Number(b, i)
+		return end, err
+	}
+	return jsonscan.SkipValue(b, i, 1, jsonscan.MaxDepth)
 }
 
 func trailing(b []byte, i int) error {
@@ -161,32 +180,31 @@ var interned = func() map[string]string {
 // last of duplicate keys).
 func last(ms []member, key string) ([]byte, bool) {
 	for i := len(ms) - 1; i >= 0; i-- {
-		if string(ms[i].key) == key {
-			return ms[i].value, true
+		if string(ms[i].Key) == key {
+			return ms[i].Value, true
 		}
 	}
 	return nil, false
 }
 
-// keys returns the distinct keys of ms, in first-seen order.
-func keys(ms []member) []string {
-	out := make([]string, 0, len(ms))
-outer:
-	for _, m := range ms {
-		for _, k := range out {
-			if k == string(m.key) {
-				continue outer
+// exactKeys is dsh's hasExactKeys: every key of want is present and no
+// other. It counts ms's distinct keys in place (objects here have a handful
+// of members), allocating nothing.
+func exactKeys(ms []member, want ...string) bool {
+	distinct := 0
+	for i, m := range ms {
+		seen := false
+		for _, e := range ms[:i] {
+			if string(e.Key) == string(m.Key) {
+				seen = true
+				break
 			}
 		}
-		out = append(out, string(m.key))
+		if !seen {
+			distinct++
+		}
 	}
-	return out
-}
-
-// exactKeys is dsh's hasExactKeys: every key of want is present and no other.
-func exactKeys(ms []member, want ...string) bool {
-	ks := keys(ms)
-	if len(ks) != len(want) {
+	if distinct != len(want) {
 		return false
 	}
 	for _, w := range want {
@@ -203,6 +221,9 @@ func skipSpaceAt(b []byte, i int) int { return jsonscan.SkipSpace(b, i) }
 func valueEnd(b []byte, i int) int {
 	switch c := b[i]; {
 	case c == '"':
+		if end, ok := jsonscan.ShortString(b, i); ok {
+			return end
+		}
 		if end, _, _, err := jsonscan.String(b, i); err == nil {
 			return end
 		}

@@ -1,6 +1,7 @@
 package v0
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -79,6 +80,7 @@ type Parser struct {
 	data         []member
 	payload, dts [][]byte
 	gaps         []float64
+	lastType     string // see typeOf
 }
 
 // ParseLine is the package-level ParseLine using p's scratch space.
@@ -96,11 +98,32 @@ func (p *Parser) ParseLine(dst []Record, line []byte) ([]Record, error) {
 		return append(dst, Record{NotObject: true, Seq: math.NaN(), Time: math.NaN(), line: line}), nil
 	}
 	if t, ok := last(ms, "type"); ok {
-		if tag, isStr := str(t); isStr && (tag == TagTextChunks || tag == TagReasoningChunks || tag == TagToolCallChunks) {
+		if tag, row := rowTag(t); row {
 			return p.expandRow(dst, tag, ms)
 		}
 	}
-	return append(dst, envelope(ms, line)), nil
+	dst = append(dst, Record{})
+	p.envelope(&dst[len(dst)-1], ms, line) // in place: a Record is 150 bytes
+	return dst, nil
+}
+
+// rowTag reports whether the raw type value is a packed row's tag: by its
+// bytes when it holds no escape (nearly always), else decoded. Unlike
+// str, it costs no map lookup for the event lines.
+func rowTag(raw []byte) (string, bool) {
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		tag, isStr := str(raw)
+		return tag, isStr && (tag == TagTextChunks || tag == TagReasoningChunks || tag == TagToolCallChunks)
+	}
+	switch string(raw) {
+	case `"` + TagTextChunks + `"`:
+		return TagTextChunks, true
+	case `"` + TagReasoningChunks + `"`:
+		return TagReasoningChunks, true
+	case `"` + TagToolCallChunks + `"`:
+		return TagToolCallChunks, true
+	}
+	return "", false
 }
 
 func skipSpace(b []byte) int {
@@ -111,31 +134,45 @@ func skipSpace(b []byte) int {
 	return i
 }
 
-func envelope(ms []member, line []byte) Record {
-	r := Record{Seq: math.NaN(), Time: math.NaN(), line: line}
+func (p *Parser) envelope(r *Record, ms []member, line []byte) {
+	r.Seq, r.Time, r.line = math.NaN(), math.NaN(), line
 	for _, m := range ms {
-		switch string(m.key) {
+		switch string(m.Key) {
 		case "type":
-			r.Type, r.HasType = str(m.value)
+			r.Type, r.HasType = p.typeOf(m.Value)
 		case "seq":
-			r.Seq = numOrNaN(m.value)
+			r.Seq = numOrNaN(m.Value)
 		case "time":
-			r.Time = numOrNaN(m.value)
+			r.Time = numOrNaN(m.Value)
 		case "data":
-			r.Data = m.value
+			r.Data = m.Value
 		case "surfaceOp":
-			r.SurfaceOp = m.value
+			r.SurfaceOp = m.Value
 		case "sourceEventSeqs":
-			r.SourceEventSeqs = m.value
+			r.SourceEventSeqs = m.Value
 		case "ignorable":
-			r.Ignorable = m.value
+			r.Ignorable = m.Value
 		default:
 			if r.Foreign == "" {
-				r.Foreign = string(m.key)
+				r.Foreign = string(m.Key)
 			}
 		}
 	}
-	return r
+}
+
+// typeOf is str for a line's type, remembering the last one: a log's lines
+// run in long stretches of one type (assistant/chunk), and comparing bytes
+// is cheaper than the lookup str makes. Only a value without escapes is
+// remembered, so its bytes are its value.
+func (p *Parser) typeOf(raw []byte) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && p.lastType != "" && string(raw[1:len(raw)-1]) == p.lastType {
+		return p.lastType, true
+	}
+	t, ok := str(raw)
+	if ok && bytes.IndexByte(raw, '\\') < 0 {
+		p.lastType = t
+	}
+	return t, ok
 }
 
 func numOrNaN(raw []byte) float64 {

@@ -32,11 +32,12 @@ func (p *Parser) expandRow(dst []Record, tag string, ms []member) ([]Record, err
 		return dst, malformed(tag, "time0 must be a safe integer")
 	}
 	dataRaw, _ := last(ms, "data")
-	data, isObj, err := object(p.data[:0], dataRaw)
+	// The line is validated: split data without validating it again.
+	data, isObj := Object(p.data[:0], dataRaw)
 	p.data = data
-	if err != nil || !isObj {
+	if !isObj {
 		// isRecord: any object, arrays included; an array has none of the keys.
-		if err == nil && len(dataRaw) > 0 && dataRaw[0] == '[' {
+		if len(dataRaw) > 0 && dataRaw[0] == '[' {
 			return dst, malformed(tag, dataKeysWhy(tag))
 		}
 		return dst, malformed(tag, "data must be an object")

@@ -152,8 +152,8 @@ func (s *lineScanner) consume(line []byte, lineStart, end int64) error {
 		return nil
 	}
 	hasEnd := false
-	for _, r := range s.recs {
-		if r.HasType && r.Type == TypeTurnEnd {
+	for k := range s.recs { // by index: a Record is too large to copy thrice
+		if r := &s.recs[k]; r.HasType && r.Type == TypeTurnEnd {
 			hasEnd = true
 		}
 	}
@@ -163,17 +163,18 @@ func (s *lineScanner) consume(line []byte, lineStart, end int64) error {
 		}
 		return nil
 	}
-	for k, r := range s.recs {
-		if want := s.n + int64(k); r.Seq != float64(want) {
-			s.issue = fmt.Errorf("v0: %s: %w: seq gap in committed region (event line %d: expected %d, got %s)", s.where(lineStart), events.ErrCorrupt, s.line, want, seqText(r))
+	for k := range s.recs {
+		if r := &s.recs[k]; r.Seq != float64(s.n+int64(k)) {
+			want := s.n + int64(k)
+			s.issue = fmt.Errorf("v0: %s: %w: seq gap in committed region (event line %d: expected %d, got %s)", s.where(lineStart), events.ErrCorrupt, s.line, want, seqText(*r))
 			if hasEnd {
 				return s.issue
 			}
 			return nil
 		}
 	}
-	for _, r := range s.recs {
-		if err := s.visit(r); err != nil {
+	for k := range s.recs {
+		if err := s.visit(s.recs[k]); err != nil {
 			return err
 		}
 	}

@@ -43,7 +43,8 @@ func errAt(b []byte, i int, context string) error {
 // JSON whitespace (space, tab, newline, carriage return; not \v, \f or a
 // byte order mark).
 func SkipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	// One test settles the usual case, a byte above the space.
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i
@@ -74,12 +75,29 @@ func stopMask(w uint64) uint64 {
 	return ((qc-lsb*0x21)&^qc | (bs-lsb)&^bs) & msb
 }
 
+// ShortString is String for a string at b[i] == '"' whose body is fewer
+// than eight bytes without escapes (a key, a type, a short value): its end,
+// or ok false, and nothing known, for any other string; then call String.
+// It does not say whether the body is ASCII. Small enough to inline, it
+// saves the call for most keys.
+func ShortString(b []byte, i int) (end int, ok bool) {
+	if s := b[i+1:]; len(s) >= 8 {
+		j := bits.TrailingZeros64(stopMask(binary.LittleEndian.Uint64(s))) >> 3
+		if j < 8 && s[j] == '"' {
+			return i + 2 + j, true
+		}
+	}
+	return 0, false
+}
+
 // String validates the string starting at b[i] == '"' and returns the
 // offset just past its closing quote. escaped reports a backslash escape and
 // nonASCII a byte >= 0x80; without either, the content is its own value.
 func String(b []byte, i int) (end int, escaped, nonASCII bool, err error) {
 	i++
-	var hi uint64 // the OR of the bytes the word loop passed
+	var hi uint64        // the OR of the bytes the word loop passed
+	blocksFrom := 0      // skipBlocks may start at an escape at or after this
+	lastEsc := -denseGap // where the last escape began
 	for {
 		// Eight bytes at a time up to the first quote, backslash or control
 		// byte: strings holding tool output run to megabytes.
@@ -107,6 +125,20 @@ func String(b []byte, i int) (end int, escaped, nonASCII bool, err error) {
 			return i + 1, escaped, nonASCII || hi&msb != 0, nil
 		case c == '\\':
 			escaped = true
+			if i-lastEsc < denseGap && len(b)-i >= blockMin && i >= blocksFrom {
+				// Escapes close together: a block at a time from here.
+				end, high, st := skipBlocks(b, i)
+				nonASCII = nonASCII || high
+				if st == blocksDone {
+					return end, true, nonASCII || hi&msb != 0, nil
+				}
+				if end != i {
+					i, lastEsc = end, end
+					continue
+				}
+				blocksFrom = len(b) // refused at once: an error is near
+			}
+			lastEsc = i
 			if i+1 >= len(b) {
 				return 0, false, false, errAt(b, i+1, "")
 			}
@@ -291,6 +323,9 @@ func scalar(b []byte, i int) (int, error) {
 	case c == 'n':
 		return Literal(b, i, "null")
 	case c == '"':
+		if end, ok := ShortString(b, i); ok {
+			return end, nil
+		}
 		end, _, _, err := String(b, i)
 		return end, err
 	}
@@ -368,9 +403,14 @@ func key(b []byte, i int) (int, error) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, errAt(b, i, "looking for beginning of object key string")
 	}
-	i, _, _, err := String(b, i)
-	if err != nil {
-		return 0, err
+	if end, ok := ShortString(b, i); ok {
+		i = end
+	} else {
+		end, _, _, err := String(b, i)
+		if err != nil {
+			return 0, err
+		}
+		i = end
 	}
 	i = SkipSpace(b, i)
 	if i >= len(b) || b[i] != ':' {

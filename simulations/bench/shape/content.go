@@ -12,6 +12,7 @@ type turns struct {
 	outputKB int
 	w        *transcript
 	pools    map[string][]string
+	outs     *[][]string // when set, each turn's tool outputs (Outputs)
 }
 
 var shapes = map[string]func(g *turns, turn int, pid string){
@@ -82,6 +83,10 @@ func (g *turns) call(uuid, call, name string, args map[string]any, thought strin
 }
 
 func (g *turns) result(uuid, call, name, output string) {
+	if g.outs != nil {
+		last := len(*g.outs) - 1
+		(*g.outs)[last] = append((*g.outs)[last], output)
+	}
 	g.w.write(uuid, record{Type: "tool_result", Provenance: "tool_result",
 		Message: &message{Role: "user", Parts: []any{map[string]any{"functionResponse": map[string]any{
 			"id": call, "name": name, "response": map[string]any{"output": output}}}}}})

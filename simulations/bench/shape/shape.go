@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"syscall"
 	"time"
 )
 
@@ -80,6 +81,20 @@ func (s Stats) String() string {
 
 // Write writes a transcript of about o.Bytes bytes (at least one turn) to w.
 func Write(w io.Writer, o Options) (Stats, error) {
+	return write(w, o, nil)
+}
+
+// Outputs returns the tool outputs of the transcript Write writes for o,
+// turn by turn (a turn may have none). The Codex and Claude codec
+// benchmarks put them in their own records, so that every codec is measured
+// on the same strings.
+func Outputs(o Options) ([][]string, error) {
+	var outs [][]string
+	_, err := write(io.Discard, o, &outs)
+	return outs, err
+}
+
+func write(w io.Writer, o Options, outs *[][]string) (Stats, error) {
 	content, ok := shapes[o.Shape]
 	if !ok {
 		return Stats{}, fmt.Errorf("shape: unknown shape %q", o.Shape)
@@ -87,7 +102,7 @@ func Write(w io.Writer, o Options) (Stats, error) {
 	t := &transcript{w: bufio.NewWriterSize(w, 1<<20), ts: o.StartMs, sid: o.SessionID, cwd: o.Cwd}
 	t.enc = json.NewEncoder(&t.buf)
 	t.enc.SetEscapeHTML(false)
-	g := &turns{rng: rand.New(rand.NewPCG(o.Seed, 0x7a11)), outputKB: o.OutputKB, w: t}
+	g := &turns{rng: rand.New(rand.NewPCG(o.Seed, 0x7a11)), outputKB: o.OutputKB, w: t, outs: outs}
 	var starts []*string // starts[k]: the parent the k-th turn began with
 	for turn := 0; ; turn++ {
 		last := t.stats.Bytes >= o.Bytes
@@ -100,6 +115,9 @@ func Write(w io.Writer, o Options) (Stats, error) {
 			tr.TailUUID = *t.parent
 		}
 		t.ts++
+		if outs != nil {
+			*outs = append(*outs, nil)
+		}
 		content(g, turn, tr.PromptID)
 		tr.EndedAt = t.ts
 		t.ts++
@@ -170,4 +188,25 @@ func (t *transcript) write(uuid string, r record) {
 	u := uuid
 	t.parent = &u
 	t.ts += 250
+}
+
+// Quote returns s as a JSON string, quotes included, escaped as
+// JSON.stringify and serde_json escape it (no HTML escaping).
+func Quote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes (invalid UTF-8 as U+FFFD)
+	return string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
+}
+
+// CPUSeconds is the process's user+system CPU time. Benchmarks divide by it
+// to report MB per CPU-second, the per-core figure, which does not depend on
+// how busy a shared machine is (wall-clock MB/s does).
+func CPUSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
