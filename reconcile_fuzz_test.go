@@ -70,4 +70,3 @@ func FuzzReconcile(f *testing.F) {
 		}
 	})
 }
-

@@ -10,8 +10,8 @@ import (
 	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/claude"
 	"github.com/tailproof/tailproof/events/turn"
-	"github.com/tailproof/tailproof/machines/turnverdict/turntest"
 	"github.com/tailproof/tailproof/machines/turnverdict"
+	"github.com/tailproof/tailproof/machines/turnverdict/turntest"
 )
 
 func seeds(f *testing.F) {

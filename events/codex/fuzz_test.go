@@ -10,8 +10,8 @@ import (
 	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/codex"
 	"github.com/tailproof/tailproof/events/turn"
-	"github.com/tailproof/tailproof/machines/turnverdict/turntest"
 	"github.com/tailproof/tailproof/machines/turnverdict"
+	"github.com/tailproof/tailproof/machines/turnverdict/turntest"
 )
 
 // FuzzDecode: no input panics the codec, the mapper or the decider; every
