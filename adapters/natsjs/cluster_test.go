@@ -142,6 +142,7 @@ func TestClusterNodeKilledMidRun(t *testing.T) {
 
 	var workers []*natsjs.Worker
 	var wg sync.WaitGroup
+	runErrs := make([]error, 3)
 	for i := range 3 {
 		w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{
 			Name: fmt.Sprintf("worker-%d", i), Conn: dial(i), Topology: topo,
@@ -153,20 +154,29 @@ func TestClusterNodeKilledMidRun(t *testing.T) {
 		}
 		workers = append(workers, w)
 		wg.Add(1)
-		go func() { defer wg.Done(); _ = w.Run(ctx) }()
+		go func() { defer wg.Done(); runErrs[i] = w.Run(ctx) }()
 	}
+	// A worker whose Run or Close fails stopped consuming its partitions, or
+	// left handlers the router waited its whole close timeout for: a node
+	// dying must cause neither (docs/bus.md, "A node dying while a worker
+	// subscribes").
 	defer func() {
 		start := time.Now()
 		cancel()
 		for i, w := range workers {
 			if err := w.Close(); err != nil {
-				t.Logf("worker %d close: %v", i, err)
+				t.Errorf("worker %d close: %v", i, err)
 			}
 		}
 		stopped := make(chan struct{})
 		go func() { wg.Wait(); close(stopped) }()
 		select {
 		case <-stopped:
+			for i, err := range runErrs {
+				if err != nil {
+					t.Errorf("worker %d run: %v", i, err)
+				}
+			}
 		case <-time.After(15 * time.Second):
 			t.Error("workers did not stop within 15s of Close")
 		}
