@@ -11,21 +11,14 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/tailproof/tailproof/adapters/natsjs"
+	"github.com/tailproof/tailproof/adapters/natsjs/natstest"
 )
 
 func startAt(t *testing.T, dir string, port int) *natsserver.Server {
 	t.Helper()
-	ns, err := natsserver.NewServer(&natsserver.Options{
-		ServerName: "restarted", Host: "127.0.0.1", Port: port,
-		JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true,
-	})
+	ns, err := natstest.StartServerOn(dir, port)
 	if err != nil {
 		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		ns.Shutdown()
-		t.Fatal("server not ready")
 	}
 	t.Cleanup(ns.Shutdown)
 	return ns
