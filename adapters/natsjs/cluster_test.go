@@ -6,9 +6,11 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ThreeDotsLabs/watermill"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -30,6 +32,20 @@ func (s slowStore) OpenTranscript(ctx context.Context, id string) (io.ReadCloser
 	time.Sleep(20 * time.Millisecond)
 	return s.Store.OpenTranscript(ctx, id)
 }
+
+// retryCounter is a worker logger that counts the subscriber's setup
+// retries and drops everything else.
+type retryCounter struct{ n *atomic.Int64 }
+
+func (c retryCounter) Error(msg string, _ error, _ watermill.LogFields) {
+	if strings.HasPrefix(msg, "consumer setup failed") {
+		c.n.Add(1)
+	}
+}
+func (retryCounter) Info(string, watermill.LogFields)                   {}
+func (retryCounter) Debug(string, watermill.LogFields)                  {}
+func (retryCounter) Trace(string, watermill.LogFields)                  {}
+func (c retryCounter) With(watermill.LogFields) watermill.LoggerAdapter { return c }
 
 func waitJetStream(t *testing.T, nc *nats.Conn) {
 	t.Helper()
@@ -142,10 +158,12 @@ func TestClusterNodeKilledMidRun(t *testing.T) {
 
 	var workers []*natsjs.Worker
 	var wg sync.WaitGroup
+	runErrs := make([]error, 3)
+	retries := retryCounter{n: new(atomic.Int64)}
 	for i := range 3 {
 		w, err := natsjs.NewWorker(ctx, natsjs.WorkerConfig{
 			Name: fmt.Sprintf("worker-%d", i), Conn: dial(i), Topology: topo,
-			Store: slowStore{shared}, AckWait: 3 * time.Second,
+			Store: slowStore{shared}, AckWait: 3 * time.Second, Logger: retries,
 			Decide: service.LeaseDecider(tailproof.Options{Now: func() int64 { return bustest.BaseMs + 60_000 }}),
 		})
 		if err != nil {
@@ -153,24 +171,33 @@ func TestClusterNodeKilledMidRun(t *testing.T) {
 		}
 		workers = append(workers, w)
 		wg.Add(1)
-		go func() { defer wg.Done(); _ = w.Run(ctx) }()
+		go func() { defer wg.Done(); runErrs[i] = w.Run(ctx) }()
 	}
+	// A worker whose Run or Close fails stopped consuming its partitions, or
+	// left handlers the router waited its whole close timeout for: a node
+	// dying must cause neither (docs/bus.md, "A node dying while a worker
+	// subscribes").
 	defer func() {
 		start := time.Now()
 		cancel()
 		for i, w := range workers {
 			if err := w.Close(); err != nil {
-				t.Logf("worker %d close: %v", i, err)
+				t.Errorf("worker %d close: %v", i, err)
 			}
 		}
 		stopped := make(chan struct{})
 		go func() { wg.Wait(); close(stopped) }()
 		select {
 		case <-stopped:
+			for i, err := range runErrs {
+				if err != nil {
+					t.Errorf("worker %d run: %v", i, err)
+				}
+			}
 		case <-time.After(15 * time.Second):
 			t.Error("workers did not stop within 15s of Close")
 		}
-		t.Logf("workers closed in %v", time.Since(start).Round(time.Millisecond))
+		t.Logf("workers closed in %v; %d consumer setup retries", time.Since(start).Round(time.Millisecond), retries.n.Load())
 	}()
 
 	settled := func() int {

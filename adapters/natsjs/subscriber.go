@@ -95,7 +95,20 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, topic string, rep
 	return nil
 }
 
-// Subscribe consumes topic (its stream is created if missing).
+// Subscribe consumes topic. It returns at once: the stream (created if
+// missing) and the consumer are set up by the goroutine that feeds the
+// channel, each attempt bounded by setupTimeout whatever ctx's deadline,
+// and a failed attempt is retried with bounded backoff until one succeeds,
+// ctx ends or the subscriber closes. A topic that is not a valid name is
+// logged and its channel closed. Publishing right after Subscribe needs the
+// stream first: SubscribeInitialize or Topology.Provision.
+//
+// Why: in a cluster whose node just died, a setup request can fail or get
+// no reply until ctx ends. A watermill router treats a Subscribe error as
+// fatal (Run returns, its remaining handlers never start, and Close waits
+// its whole CloseTimeout for them) and subscribes its handlers one after
+// another, so a blocked Subscribe stalls the rest (docs/bus.md, "A node
+// dying while a worker subscribes").
 func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *message.Message, error) {
 	s.mu.Lock()
 	if s.closed {
@@ -104,12 +117,73 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	}
 	s.wg.Add(1)
 	s.mu.Unlock()
-	started := false
-	defer func() {
-		if !started {
-			s.wg.Done()
+	out := make(chan *message.Message)
+	runCtx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-runCtx.Done():
+		case <-s.closing:
 		}
+		cancel()
 	}()
+	go func() {
+		defer s.wg.Done()
+		defer close(out)
+		defer cancel()
+		it := s.setup(runCtx, topic)
+		if it == nil {
+			return
+		}
+		defer it.Stop()
+		s.loop(runCtx, topic, it, out)
+	}()
+	return out, nil
+}
+
+// setupTimeout bounds one setup attempt (JetStream's default API timeout,
+// which applies only when the caller's context has no deadline). Between
+// failed attempts the wait doubles from retryMin up to retryMax.
+const (
+	setupTimeout = 5 * time.Second
+	retryMin     = 50 * time.Millisecond
+	retryMax     = 2 * time.Second
+)
+
+// setup opens topic, retrying until it succeeds (the iterator), or ctx ends
+// or the error is permanent (nil).
+func (s *Subscriber) setup(ctx context.Context, topic string) jetstream.MessagesContext {
+	log := s.cfg.Logger.With(watermill.LogFields{"topic": topic})
+	wait := retryMin
+	for attempt := 1; ; attempt++ {
+		actx, acancel := context.WithTimeout(ctx, setupTimeout)
+		it, err := s.open(actx, topic)
+		acancel()
+		switch {
+		case err == nil:
+			if attempt > 1 {
+				log.Info("consumer set up after retries", watermill.LogFields{"attempts": attempt})
+			}
+			return it
+		case ctx.Err() != nil:
+			return nil
+		case permanent(err):
+			log.Error("cannot subscribe", err, nil)
+			return nil
+		}
+		log.Error("consumer setup failed; retrying", err, watermill.LogFields{"attempt": attempt, "backoff": wait.String()})
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		wait = min(2*wait, retryMax)
+	}
+}
+
+// open ensures topic's stream and the consumer, and starts pulling from it.
+func (s *Subscriber) open(ctx context.Context, topic string) (jetstream.MessagesContext, error) {
 	if err := ensureStream(ctx, s.js, topic, s.cfg.Replicas); err != nil {
 		return nil, err
 	}
@@ -136,24 +210,14 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	if err != nil {
 		return nil, fmt.Errorf("natsjs: consume %s: %w", topic, err)
 	}
-	out := make(chan *message.Message)
-	runCtx, cancel := context.WithCancel(ctx)
-	go func() {
-		select {
-		case <-runCtx.Done():
-		case <-s.closing:
-		}
-		cancel()
-	}()
-	started = true
-	go func() {
-		defer s.wg.Done()
-		defer close(out)
-		defer it.Stop()
-		defer cancel()
-		s.loop(runCtx, topic, it, out)
-	}()
-	return out, nil
+	return it, nil
+}
+
+// permanent reports whether a setup error cannot go away by retrying: the
+// topic is not a valid stream or subject name.
+func permanent(err error) bool {
+	return errors.Is(err, jetstream.ErrInvalidStreamName) || errors.Is(err, jetstream.ErrStreamNameRequired) ||
+		errors.Is(err, jetstream.ErrInvalidSubject) || errors.Is(err, jetstream.ErrInvalidConsumerName)
 }
 
 func (s *Subscriber) loop(ctx context.Context, topic string, it jetstream.MessagesContext, out chan<- *message.Message) {

@@ -179,7 +179,10 @@ func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 // Run runs the worker until ctx is cancelled or Close is called.
 func (w *Worker) Run(ctx context.Context) error { return w.svc.Run(ctx) }
 
-// Running is closed once the worker consumes every partition.
+// Running is closed once the worker has a handler on every partition. A
+// partition's consumer is set up by its subscription and may still be
+// (retrying after a transient cluster error); load events published before
+// it exists are delivered once it does (durable consumer, DeliverAll).
 func (w *Worker) Running() chan struct{} { return w.svc.Running() }
 
 // Close stops the worker, waiting for the decision in progress.

@@ -15,9 +15,13 @@ import (
 // StartServer runs an in-process nats-server with JetStream on a random
 // loopback port, storing in dir. Nothing to install: the server is a Go
 // dependency. The caller shuts it down.
-func StartServer(dir string) (*server.Server, error) {
+func StartServer(dir string) (*server.Server, error) { return StartServerOn(dir, -1) }
+
+// StartServerOn is StartServer on a given loopback port (-1: any), e.g. to
+// restart a server where its clients will reconnect.
+func StartServerOn(dir string, port int) (*server.Server, error) {
 	ns, err := server.NewServer(&server.Options{
-		ServerName: "tailproof-embedded", Host: "127.0.0.1", Port: -1,
+		ServerName: "tailproof-embedded", Host: "127.0.0.1", Port: port,
 		JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true,
 	})
 	if err != nil {
