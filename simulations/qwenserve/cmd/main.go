@@ -30,14 +30,15 @@ func main() {
 	keepAll := flag.Bool("keep-all", false, "with --keep: keep every state")
 	wait := flag.Duration("wait", 30*time.Second, "bound on every wait for a scripted moment")
 	verbose := flag.Bool("v", false, "print each scenario")
+	shapes := flag.String("shapes", "", "write the record shapes the daemon wrote to this file, one a line")
 	flag.Parse()
-	if err := run(*seed, *crashes, *first, qwenserve.Shape(*shape), *jsonOut, *keep, *keepAll, *wait, *verbose); err != nil {
+	if err := run(*seed, *crashes, *first, qwenserve.Shape(*shape), *jsonOut, *shapes, *keep, *keepAll, *wait, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "qwenserve:", err)
 		os.Exit(1)
 	}
 }
 
-func run(seed uint64, crashes, first int, shape qwenserve.Shape, jsonOut, keep string, keepAll bool, wait time.Duration, verbose bool) error {
+func run(seed uint64, crashes, first int, shape qwenserve.Shape, jsonOut, shapes, keep string, keepAll bool, wait time.Duration, verbose bool) error {
 	pkg, err := conformance.PackageDir()
 	if err != nil {
 		return err
@@ -81,6 +82,15 @@ func run(seed uint64, crashes, first int, shape qwenserve.Shape, jsonOut, keep s
 			return err
 		}
 		if err := os.WriteFile(jsonOut, b, 0o644); err != nil {
+			return err
+		}
+	}
+	if shapes != "" {
+		out := fmt.Sprintf("# Record shapes the published Qwen Code 0.24.4 daemon wrote: seed %d, %d crashes\n", seed, rep.Crashes)
+		for _, s := range rep.ShapeList() {
+			out += s + "\n"
+		}
+		if err := os.WriteFile(shapes, []byte(out), 0o644); err != nil {
 			return err
 		}
 	}
