@@ -75,7 +75,10 @@ var listenRE = regexp.MustCompile(`listening on (http://127\.0\.0\.1:[0-9]+)`)
 // --no-web` with an environment built from scratch and waits (up to
 // timeout) for the address it prints.
 func StartDaemon(ctx context.Context, e Env, timeout time.Duration) (*Daemon, error) {
-	cmd := exec.Command(e.Node, filepath.Join(e.Package, "cli-entry.js"), "serve", "--port", "0", "--workspace", e.Workspace, "--no-web")
+	// --initialize-timeout-ms: on a loaded machine the ACP child's
+	// initialize can take longer than the default 10 s (504 init_timeout).
+	cmd := exec.Command(e.Node, filepath.Join(e.Package, "cli-entry.js"), "serve", "--port", "0", "--workspace", e.Workspace, "--no-web",
+		"--initialize-timeout-ms", "120000")
 	cmd.Dir = e.Workspace
 	cmd.Env = []string{
 		"HOME=" + e.Home,
@@ -121,12 +124,12 @@ func StartDaemon(ctx context.Context, e Env, timeout time.Duration) (*Daemon, er
 	case d.URL = <-addr:
 		return d, nil
 	case <-d.done:
-		return nil, fmt.Errorf("qwenserve: daemon exited before listening: %s", d.stderr.String())
+		return nil, fmt.Errorf("qwenserve: daemon exited before listening: %s", d.stderrTail(600))
 	case <-time.After(timeout):
 	case <-ctx.Done():
 	}
 	d.Kill()
-	return nil, fmt.Errorf("qwenserve: daemon did not print its address within %v: %s", timeout, d.stderr.String())
+	return nil, fmt.Errorf("qwenserve: daemon did not print its address within %v: %s", timeout, d.stderrTail(600))
 }
 
 // Pid is the daemon's process id.
@@ -134,6 +137,15 @@ func (d *Daemon) Pid() int { return d.cmd.Process.Pid }
 
 // Stderr is the last 64 KiB the daemon wrote to stderr.
 func (d *Daemon) Stderr() string { return d.stderr.String() }
+
+// stderrTail is the last n bytes of Stderr, for errors.
+func (d *Daemon) stderrTail(n int) string {
+	s := d.stderr.String()
+	if len(s) > n {
+		s = "…" + s[len(s)-n:]
+	}
+	return strings.TrimSpace(s)
+}
 
 // Kill crashes the whole machine at once: every process of the daemon's
 // tree is stopped (SIGSTOP, repeated until the tree stops growing, so no
@@ -214,7 +226,27 @@ type errHTTP struct {
 func (e *errHTTP) Error() string { return fmt.Sprintf("qwenserve: HTTP %d: %s", e.Status, e.Body) }
 
 // call posts body to path and decodes the answer into out (nil: ignore).
+// An answer the daemon marks retryable (its ACP child's initialize timed
+// out on a loaded machine: 504 init_timeout) is retried, up to three times.
 func (d *Daemon) call(ctx context.Context, path string, body, out any) error {
+	var err error
+	for attempt := range 4 {
+		if attempt > 0 {
+			select {
+			case <-time.After(time.Duration(attempt) * time.Second):
+			case <-ctx.Done():
+				return err
+			}
+		}
+		var h *errHTTP
+		if err = d.call1(ctx, path, body, out); !errors.As(err, &h) || !strings.Contains(h.Body, `"retryable":true`) {
+			return err
+		}
+	}
+	return err
+}
+
+func (d *Daemon) call1(ctx context.Context, path string, body, out any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return fmt.Errorf("qwenserve: %w", err)

@@ -102,7 +102,7 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (res ScenarioResult, err 
 		}
 		if i == 0 {
 			if r.sid, err = d.CreateSession(ctx, r.env.Workspace); err != nil {
-				return res, fmt.Errorf("qwenserve: %w: %s", err, d.Stderr())
+				return res, fmt.Errorf("qwenserve: %w: %s", err, d.stderrTail(400))
 			}
 		} else if err := d.Resume(ctx, r.sid, r.env.Workspace); err != nil {
 			// A session whose first crash came before any transcript existed
