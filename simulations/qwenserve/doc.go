@@ -58,6 +58,11 @@
 // scores per kill point, shape and truth, and lists every record shape the
 // real daemon wrote (the differential against the simulator's model).
 //
+// testdata/evidence holds a few crash states the real daemon left (kept
+// with --keep, each directory a runtime dir, case.txt saying how it was
+// made and what the mock's log says happened); TestEvidence reconciles them
+// and fails on a wrong terminal.
+//
 // `go test` runs Pinned (two scenarios, 30 s on a quiet machine, two
 // minutes on a loaded one) when node and the package are present and fails on any wrong
 // tailproof terminal; the long run is

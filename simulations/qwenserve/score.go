@@ -309,9 +309,10 @@ func (r *runner) keep(res ScenarioResult) bool {
 }
 
 // snapshot copies the runtime dir's projects (transcripts and ledgers) as
-// the crash left them to dir/crashes/<epoch>, for --keep.
+// the crash left them to dir/crashes/<epoch>/projects, for --keep: a kept
+// crash directory is a runtime dir (QWEN_RUNTIME_DIR=<it> tailproof …).
 func snapshot(runtimeDir, dir string, epoch int) error {
-	return copyTree(filepath.Join(runtimeDir, "projects"), filepath.Join(dir, "crashes", fmt.Sprint(epoch)))
+	return copyTree(filepath.Join(runtimeDir, "projects"), filepath.Join(dir, "crashes", fmt.Sprint(epoch), "projects"))
 }
 
 func copyTree(src, dst string) error {
