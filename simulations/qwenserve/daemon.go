@@ -99,7 +99,7 @@ func StartDaemon(ctx context.Context, e Env, timeout time.Duration) (*Daemon, er
 		return nil, fmt.Errorf("qwenserve: %w", err)
 	}
 	d := &Daemon{cmd: cmd, stderr: &tailBuffer{max: 64 << 10}, done: make(chan struct{}),
-		client: &http.Client{Timeout: 30 * time.Second}}
+		client: &http.Client{Timeout: 150 * time.Second}} // above --initialize-timeout-ms
 	cmd.Stderr = d.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("qwenserve: start daemon: %w", err)
