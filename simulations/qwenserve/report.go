@@ -59,18 +59,20 @@ type Report struct {
 	ByShape      map[string]*Pair `json:"byShape"`
 	ByTruth      map[string]*Pair `json:"byTruth"`
 	UnknownBy    map[string]int   `json:"tailproofUnknownBy"`
-	StatusErrs   map[string]int   `json:"statusErrors,omitempty"`
-	QwenLoad     map[string]int   `json:"qwenLoad,omitempty"`
-	Wrong        []string         `json:"wrong,omitempty"`
-	Errors       []string         `json:"errors,omitempty"`
-	Shapes       map[string]int   `json:"shapes"`
-	Results      []ScenarioResult `json:"results,omitempty"`
+	// UnknownByShape counts tailproof\'s unknowns by "shape / truth / guard".
+	UnknownByShape map[string]int   `json:"tailproofUnknownByShape"`
+	StatusErrs     map[string]int   `json:"statusErrors,omitempty"`
+	QwenLoad       map[string]int   `json:"qwenLoad,omitempty"`
+	Wrong          []string         `json:"wrong,omitempty"`
+	Errors         []string         `json:"errors,omitempty"`
+	Shapes         map[string]int   `json:"shapes"`
+	Results        []ScenarioResult `json:"results,omitempty"`
 }
 
 // NewReport starts an empty report.
 func NewReport(seed uint64) *Report {
 	return &Report{Seed: seed, ByKill: map[string]*Pair{}, ByShape: map[string]*Pair{}, ByTruth: map[string]*Pair{},
-		UnknownBy: map[string]int{}, StatusErrs: map[string]int{}, QwenLoad: map[string]int{}, Shapes: map[string]int{}}
+		UnknownBy: map[string]int{}, UnknownByShape: map[string]int{}, StatusErrs: map[string]int{}, QwenLoad: map[string]int{}, Shapes: map[string]int{}}
 }
 
 func bucket(m map[string]*Pair, k string) *Pair {
@@ -104,6 +106,7 @@ func (r *Report) Add(res ScenarioResult) {
 		for _, p := range c.Prompts {
 			if p.TailproofOutcome == Unknown {
 				r.UnknownBy[p.Guard]++
+				r.UnknownByShape[fmt.Sprintf("%s / %s / %s", res.Scenario.Shape, p.Truth, p.Guard)]++
 			}
 			if p.TailproofOutcome == Wrong {
 				r.Wrong = append(r.Wrong, fmt.Sprintf("%s: crash %d (%s): %s truth %s, tailproof %s", res.Scenario, c.Epoch, c.Kill, p.Name, p.Truth, p.Tailproof))
@@ -161,7 +164,7 @@ func (r *Report) WriteTable(w io.Writer) {
 	for _, m := range []struct {
 		name string
 		m    map[string]int
-	}{{"tailproof.Status errors", r.StatusErrs}, {"Qwen /load answers", r.QwenLoad}} {
+	}{{"tailproof unknown, by shape / truth / guard", r.UnknownByShape}, {"tailproof.Status errors", r.StatusErrs}, {"Qwen /load answers", r.QwenLoad}} {
 		if len(m.m) > 0 {
 			fmt.Fprintf(w, "\n%s:\n", m.name)
 			for _, k := range sortedKeys(m.m) {

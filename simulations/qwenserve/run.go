@@ -68,7 +68,7 @@ type runner struct {
 // run), the last one also by Qwen's own restart + load. Processes are
 // always reaped before it returns.
 func Run(ctx context.Context, cfg Config, sc Scenario) (res ScenarioResult, err error) {
-	res.Scenario = sc
+	res.Scenario, res.Name, res.Shape = sc, sc.String(), sc.Shape
 	dir, err := os.MkdirTemp(cfg.Scratch, fmt.Sprintf("tpq-%d-%d-", sc.Seed, sc.Index))
 	if err != nil {
 		return res, fmt.Errorf("qwenserve: %w", err)

@@ -111,6 +111,7 @@ type CrashResult struct {
 type ScenarioResult struct {
 	Scenario      Scenario      `json:"-"`
 	Name          string        `json:"scenario"`
+	Shape         Shape         `json:"shape"`
 	Crashes       []CrashResult `json:"crashes"`
 	ResumeRefused string        `json:"resumeRefused,omitempty"`
 	Log           []Exchange    `json:"-"`
