@@ -1,0 +1,79 @@
+package qwenserve
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tailproof/tailproof"
+	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/vfs"
+)
+
+// TestEvidence reconciles crash states the real 0.24.4 daemon left (kept
+// with --keep, a few KB each; each case.txt says how it was produced and
+// what the mock's log says happened) and fails on a wrong terminal. An
+// unknown is logged with its guard: those are the shapes where the files
+// prove more than tailproof decides today (the report of issue #13 item 4).
+func TestEvidence(t *testing.T) {
+	cases, err := filepath.Glob("testdata/evidence/*/case.txt")
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no evidence: %v", err)
+	}
+	for _, c := range cases {
+		dir := filepath.Dir(c)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			b, err := os.ReadFile(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cwd, sid string
+			truth := map[string]Truth{}
+			for _, l := range strings.Split(string(b), "\n") {
+				f := strings.Fields(l)
+				switch {
+				case len(f) == 2 && f[0] == "cwd":
+					cwd = f[1]
+				case len(f) == 2 && f[0] == "session":
+					sid = f[1]
+				case len(f) == 3 && f[0] == "prompt":
+					truth[f[1]] = Truth(f[2])
+				}
+			}
+			if cwd == "" || sid == "" || len(truth) == 0 {
+				t.Fatalf("%s: needs cwd, session and prompt lines", c)
+			}
+			st := jsonl.NewQwenStore(vfs.OS, jsonl.NewQwenLayout(dir, cwd))
+			res, err := tailproof.Reconcile(context.Background(), st, sid, tailproof.Options{Now: func() int64 { return 1 }, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Dangling) != len(truth) {
+				t.Errorf("dangling %v, case.txt names %d prompts", res.Dangling, len(truth))
+			}
+			for _, d := range res.Decisions {
+				tr, ok := truth[d.Target]
+				if !ok {
+					t.Errorf("decision for %s, which case.txt does not name", d.Target)
+					continue
+				}
+				term := ""
+				if d.Appended != nil {
+					term = string(d.Appended.Terminal)
+				}
+				switch Judge(term, tr, false) {
+				case Wrong:
+					t.Errorf("%s (truth %s): tailproof stamps %s", d.Target, tr, term)
+				case Unknown:
+					why := ""
+					if len(d.Vetoes) > 0 {
+						why = d.Vetoes[0].String()
+					}
+					t.Logf("%s (truth %s): unknown: %s", d.Target, tr, why)
+				}
+			}
+		})
+	}
+}
