@@ -46,7 +46,7 @@ func TestEvidence(t *testing.T) {
 				t.Fatalf("%s: needs cwd, session and prompt lines", c)
 			}
 			st := jsonl.NewQwenStore(vfs.OS, jsonl.NewQwenLayout(dir, cwd))
-			res, err := tailproof.Reconcile(context.Background(), st, sid, tailproof.Options{Now: func() int64 { return 1 }, DryRun: true})
+			res, err := tailproof.Reconcile(context.Background(), st, sid, tailproof.Options{Now: func() int64 { return 4102444800000 }, DryRun: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/jsonl"
@@ -125,7 +126,10 @@ func (r *runner) store() *jsonl.QwenStore {
 // crash left and scores every decision.
 func (r *runner) scoreTailproof(ctx context.Context, epoch int) ([]PromptScore, string, error) {
 	st := r.store()
-	res, err := tailproof.Reconcile(ctx, st, r.sid, tailproof.Options{Now: func() int64 { return 1 }, DryRun: true})
+	// The restarted process's own clock, as a real recovery reads it: the
+	// façade refuses a terminal stamped before its prompt's admission, so a
+	// placeholder clock would turn every proven verdict into a refusal.
+	res, err := tailproof.Reconcile(ctx, st, r.sid, tailproof.Options{Now: func() int64 { return time.Now().UnixMilli() }, DryRun: true})
 	if err != nil {
 		return nil, "", fmt.Errorf("qwenserve: reconcile %s: %w", r.sid, err)
 	}
