@@ -83,7 +83,11 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 		return RecoveryStatus{SessionID: sessionID, Owners: opts.Owners, Mode: rules.Trim, Dangling: in.Dangling, Trace: in.Trace}, err
 	}
 
-	core := reconcile.New(reconcile.Input{Rules: rules})
+	rin := reconcile.Input{Rules: rules}
+	if ws, ok := store.(adapters.WorkspaceStore); ok {
+		rin.Workspace = ws.Workspace() // as Reconcile: the pending verdict is the same
+	}
+	core := reconcile.New(rin)
 	if opts.Ledger != nil {
 		if err := feedLedger(ctx, opts.Ledger, sessionID, core, nil); err != nil {
 			return fail(fmt.Errorf("tailproof: status%s: %w", sessionLabel(sessionID), err))
@@ -111,11 +115,50 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 	tracef("fold transcript: chain %d records, %d gaps, history %d entries", chain.Len, len(chain.Gaps), in.History.Total)
 	in.Target = core.Target()
 	in.TurnResult = core.TurnResult(in.Target)
+	if len(in.Dangling) > 0 {
+		in.Pending = pendingOf(core.Ready(), in.Target)
+		tracef("reconcile core: %s %s%s", in.Target, in.Pending.Outcome, orNothing(": ", in.Pending.Why))
+	}
 	st := recovery.Plan(in)
 	if err := fillPayloads(ctx, store, sessionID, &st, opts.MaxLineBytes); err != nil {
 		return fail(fmt.Errorf("tailproof: status%s: %w: %w", sessionLabel(sessionID), ErrNoTranscript, err))
 	}
 	return st, nil
+}
+
+// pendingOf is the core's decision for target, before the fence and the
+// clock: the verdict `reconcile` reaches for the same prompt.
+func pendingOf(rd reconcile.Ready, target string) recovery.Pending {
+	for _, d := range rd.Decisions {
+		if d.Target != target {
+			continue
+		}
+		p := recovery.Pending{Prompt: target, Outcome: recovery.OutcomeUnknown}
+		switch d.State {
+		case reconcile.ProvenCompleted:
+			p.Outcome = recovery.OutcomeCompleted
+		case reconcile.ProvenInterrupted:
+			p.Outcome = recovery.OutcomeInterrupted
+			p.NotStarted = d.Route == reconcile.EvNotDispatched || d.Route == reconcile.EvOwnRecordAbsent
+		case reconcile.ProvenSettled:
+			p.Outcome = recovery.OutcomeSettled
+		default:
+			why := make([]string, len(d.Vetoes))
+			for i, v := range d.Vetoes {
+				why[i] = v.String()
+			}
+			p.Why = strings.Join(why, "; ")
+		}
+		return p
+	}
+	return recovery.Pending{}
+}
+
+func orNothing(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
 }
 
 func sessionLabel(sid string) string {

@@ -161,6 +161,23 @@ func TestStatusAgreesWithReconcileProperty(t *testing.T) {
 					rt.Fatalf("reference=%t: reconcile interrupted, status %s\n%s\n%s", reference, st.TailKind, tr, st.Describe())
 				}
 			}
+			// A clean tail never hides the target: when reconcile cannot
+			// prove the prompt completed, the status names it and a notice
+			// is supported; when it can, the status says the turn settled.
+			if st.Kind == PlanClean && !st.Cancelled && st.SettledBy == "" {
+				named := st.Support.Notice.Supported && (strings.Contains(st.Reason, "prompt "+target+" ") || strings.Contains(st.Reason, "prompt "+target+","))
+				switch d.Verdict {
+				case VerdictCompleted:
+					if named {
+						rt.Fatalf("reference=%t: reconcile completed, status says otherwise: %s", reference, st.Reason)
+					}
+				case VerdictUnknown, VerdictInterrupted:
+					decided["clean-"+d.Verdict]++
+					if !named || strings.HasPrefix(st.Reason, "the last turn settled") {
+						rt.Fatalf("reference=%t: reconcile %s, status hides %s: %s\n%s", reference, d.Verdict, target, st.Reason, tr)
+					}
+				}
+			}
 			if st.Cancelled && st.CanContinue {
 				rt.Fatalf("a cancelled turn is offered:\n%s", st.Describe())
 			}

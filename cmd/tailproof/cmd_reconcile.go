@@ -55,7 +55,7 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 		defer sess.Close()
-		input, _, err := scanLedger(ctx, sess)
+		input, err := scanLedger(ctx, sess)
 		if err != nil {
 			return err
 		}
@@ -126,25 +126,24 @@ func withFields(v any, extra map[string]any, order ...string) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// scanLedger reads the session's ledger once for the input report and each
-// prompt's admission time (which --now must not precede).
-func scanLedger(ctx context.Context, sess *cli.Session) (cli.InputReport, map[string]float64, error) {
+// scanLedger reads the session's ledger once for the input report.
+func scanLedger(ctx context.Context, sess *cli.Session) (cli.InputReport, error) {
 	rep := cli.InputReport{Ledger: &sess.Ledger}
 	if !sess.Ledger.Present {
-		return rep, nil, nil
+		return rep, nil
 	}
 	rc, err := sess.OpenLedger(ctx)
 	if err != nil {
-		return rep, nil, cli.WithCode(cli.Input, err)
+		return rep, cli.WithCode(cli.Input, err)
 	}
 	defer rc.Close()
-	scanned, admitted, err := cli.ScanLedger(rc)
+	scanned, err := cli.ScanLedger(rc)
 	if err != nil {
-		return rep, nil, cli.WithCode(cli.Input, fmt.Errorf("ledger %s: %w", sess.Ledger.Path, err))
+		return rep, cli.WithCode(cli.Input, fmt.Errorf("ledger %s: %w", sess.Ledger.Path, err))
 	}
 	scanned.Path = sess.Ledger.Path
 	sess.Ledger = scanned
-	return rep, admitted, nil
+	return rep, nil
 }
 
 // transcriptReport says what the transcript held. It costs nothing when the

@@ -137,15 +137,12 @@ func loadReplaySession(ctx context.Context, f replayFlags) (*session, error) {
 		if f.sf.ledger != "" || f.sf.transcript != "" || f.sf.session != "" || f.sf.cwd != "" || f.sf.runtime != "" {
 			return nil, cli.Usagef("--dsh takes no Qwen session flags")
 		}
-		data, err := cli.ReadNamed("--dsh", f.dsh)
+		rc, err := cli.OpenNamed("--dsh", f.dsh)
 		if err != nil {
 			return nil, err
 		}
-		if isDSHV0(f.dsh, data) {
-			s, err := newDSHV0Session(f.dsh, data)
-			return s, cli.WithCode(cli.Input, err)
-		}
-		s, err := newDSHSession(f.dsh, data)
+		defer rc.Close()
+		s, err := readDSHLog(f.dsh, rc, 0)
 		return s, cli.WithCode(cli.Input, err)
 	}
 	sess, err := f.sf.open(false)

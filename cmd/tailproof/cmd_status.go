@@ -203,7 +203,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		input := cli.InputReport{Transcript: &sess.Transcript}
 		var ledger adapters.LedgerStore
 		if sess.Ledger.Path != "" {
-			if input, _, err = scanLedger(ctx, sess); err != nil {
+			if input, err = scanLedger(ctx, sess); err != nil {
 				return err
 			}
 			input.Transcript = &sess.Transcript

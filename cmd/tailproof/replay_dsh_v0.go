@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/tailproof/tailproof/adapters/dshlog"
@@ -43,14 +44,34 @@ func isDSHV0(path string, data []byte) bool {
 	return false
 }
 
-func newDSHV0Session(name string, data []byte) (*session, error) {
+// readDSHLog reads a dsh log named name (v1, or the published v0 raw or
+// zstd) into a replay session. A line longer than maxLine bytes (<= 0:
+// events.DefaultMaxLineBytes) stops it with a positioned
+// events.ErrLineTooLong after at most one read past the limit, as replay
+// reads Qwen files (readLines); a v0 zstd log is streamed to v0.Scan, whose
+// frame and line bounds apply to what it decompresses.
+func readDSHLog(name string, r io.Reader, maxLine int) (*session, error) {
+	if filepath.Base(name) == dshlog.V0ZstdName {
+		return newDSHV0Session(name, r, maxLine)
+	}
+	data, err := readLines(r, events.StreamSessionLog, maxLine)
+	if err != nil {
+		return nil, fmt.Errorf("--dsh %s: %w", name, err)
+	}
+	if isDSHV0(name, data) {
+		return newDSHV0Session(name, bytes.NewReader(data), maxLine)
+	}
+	return newDSHSession(name, data)
+}
+
+func newDSHV0Session(name string, r io.Reader, maxLine int) (*session, error) {
 	enc := v0.Raw
 	if filepath.Base(name) == dshlog.V0ZstdName {
 		enc = v0.Zstd
 	}
 	var plain []byte
 	var evs []events.Event
-	res, err := v0.Scan(bytes.NewReader(data), enc, v0.Options{}, func(r v0.Record) error {
+	res, err := v0.Scan(r, enc, v0.Options{MaxLineBytes: maxLine}, func(r v0.Record) error {
 		if plain == nil {
 			plain = []byte{} // the header is written below, once it is known
 		}

@@ -85,13 +85,21 @@ func readLines(r io.Reader, stream events.Stream, max int) ([]byte, error) {
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		from := len(buf)
 		buf = buf[:from+n]
-		if nl := bytes.LastIndexByte(buf[from:], '\n'); nl >= 0 {
-			line += bytes.Count(buf[from:], []byte{'\n'})
-			start = from + nl + 1
+		// Every line this read completed is measured, not only the last:
+		// one read can hold a whole over-long line and its newline.
+		for i := from; ; {
+			nl := bytes.IndexByte(buf[i:], '\n')
+			if nl < 0 {
+				break
+			}
+			if i+nl-start > max {
+				return nil, tooLong(stream, line, start, max)
+			}
+			line, start = line+1, i+nl+1
+			i = start
 		}
 		if len(buf)-start > max {
-			return nil, &events.Error{Stream: stream, Pos: events.Position{Line: line, Offset: int64(start)}, Kind: events.ErrLineTooLong,
-				Detail: fmt.Sprintf("more than %d bytes without a newline", max)}
+			return nil, tooLong(stream, line, start, max)
 		}
 		if errors.Is(err, io.EOF) {
 			return buf, nil
@@ -100,6 +108,11 @@ func readLines(r io.Reader, stream events.Stream, max int) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+func tooLong(stream events.Stream, line, start, max int) error {
+	return &events.Error{Stream: stream, Pos: events.Position{Line: line, Offset: int64(start)}, Kind: events.ErrLineTooLong,
+		Detail: fmt.Sprintf("more than %d bytes without a newline", max)}
 }
 
 func newQwenSession(name string, data [2][]byte, exists [2]bool) (*session, error) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/guards"
@@ -395,5 +396,38 @@ func TestReadLinesRefusesAnEndlessLine(t *testing.T) {
 	}
 	if _, err := readLines(strings.NewReader(want+strings.Repeat("y", 31)), events.StreamLedger, 30); !errors.Is(err, events.ErrLineTooLong) {
 		t.Fatalf("a 35-byte final line under a 30-byte limit: %v", err)
+	}
+}
+
+// A line over the limit is refused wherever it is: one read that holds the
+// whole line, its newline and what follows must not let it through.
+func TestReadLinesRefusesALongLineInOneRead(t *testing.T) {
+	data := "{}\n" + strings.Repeat("x", 31) + "\n{}\n"
+	_, err := readLines(strings.NewReader(data), events.StreamLedger, 30)
+	var ee *events.Error
+	if !errors.As(err, &ee) || !errors.Is(err, events.ErrLineTooLong) || ee.Pos != (events.Position{Line: 2, Offset: 3}) {
+		t.Fatalf("err %v, want a too-long line at line 2, offset 3", err)
+	}
+	if got, err := readLines(strings.NewReader(strings.Repeat("x", 30)+"\n{}\n"), events.StreamLedger, 30); err != nil || len(got) != 34 {
+		t.Fatalf("a line of exactly the limit: %d bytes, %v", len(got), err)
+	}
+}
+
+// replay --dsh bounds its lines as replay on Qwen files does: an endless
+// line, in a v1 log or a log named as the published v0 raw one, stops with
+// the line's position after at most one read past the limit.
+func TestReadDSHLogRefusesAnEndlessLine(t *testing.T) {
+	header := `{"type":"session_header","version":1}` + "\n"
+	for _, name := range []string{"/w/s.jsonl", "/w/" + dshlog.V0RawName} {
+		src := &endless{}
+		_, err := readDSHLog(name, io.MultiReader(strings.NewReader(header), src), 1000)
+		var ee *events.Error
+		if !errors.As(err, &ee) || !errors.Is(err, events.ErrLineTooLong) || ee.Stream != events.StreamSessionLog ||
+			ee.Pos != (events.Position{Line: 2, Offset: int64(len(header))}) || !strings.Contains(err.Error(), "--dsh "+name) {
+			t.Fatalf("%s: err %v, want a too-long session_log line at line 2, offset %d", name, err, len(header))
+		}
+		if src.read > 1000+64<<10 {
+			t.Fatalf("%s: read %d bytes of an endless line with a 1000-byte limit", name, src.read)
+		}
 	}
 }

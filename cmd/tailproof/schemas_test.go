@@ -200,6 +200,23 @@ func TestSchemas(t *testing.T) {
 			if slices.Contains(c.args, "--trace") && !bytes.Contains(out, []byte(`"trace":["`)) {
 				t.Errorf("status --json --trace dropped the trace: %s", clip(out))
 			}
+			// A missing or empty transcript settled no turn: the reason
+			// names the prompt in flight and says its outcome is unknown,
+			// as reconcile decides, and a notice is supported.
+			if c.state != "present" {
+				var st struct {
+					Reason  string `json:"reason"`
+					Support struct {
+						Notice struct{ Supported bool } `json:"notice"`
+					} `json:"support"`
+				}
+				if err := json.Unmarshal(out, &st); err != nil {
+					t.Fatal(err)
+				}
+				if strings.HasPrefix(st.Reason, "the last turn settled") || !strings.Contains(st.Reason, "reconcile: unknown") || !st.Support.Notice.Supported {
+					t.Errorf("status %s: transcript %s, but reason %q, notice supported %t", strings.Join(c.args, " "), c.state, st.Reason, st.Support.Notice.Supported)
+				}
+			}
 		}
 	})
 	t.Run("replay", func(t *testing.T) {

@@ -147,9 +147,35 @@ type Input struct {
 	Owners            []ownership.Owner
 	AllowAutoContinue bool
 	Dangling          []string
+	// Pending is the reconcile core's decision for Target when the ledger
+	// left it in flight (zero when no prompt dangles): a clean tail says
+	// nothing about a prompt that never reached it.
+	Pending Pending
 	// Trace is the trace so far (the façade's folds); the plan appends.
 	Trace []string
 }
+
+// Pending is what the reconcile core decides, before its fence and clock,
+// for the prompt the plan consults when the ledger left it in flight.
+type Pending struct {
+	Prompt string
+	// Outcome is the verdict reconcile reaches: OutcomeCompleted,
+	// OutcomeInterrupted, OutcomeSettled or OutcomeUnknown.
+	Outcome string
+	// NotStarted: the verdict is proven by the absence of the prompt's own
+	// record after its admission (its turn never started).
+	NotStarted bool
+	// Why lists the vetoes that keep the outcome unknown.
+	Why string
+}
+
+// Pending outcomes.
+const (
+	OutcomeCompleted   = "completed"
+	OutcomeInterrupted = "interrupted"
+	OutcomeSettled     = "settled"
+	OutcomeUnknown     = "unknown"
+)
 
 // Plan classifies the tail and decides what the evidence supports.
 func Plan(in Input) Status {
@@ -228,10 +254,7 @@ func (st *Status) decide(in Input) {
 	}
 	switch st.Kind {
 	case PlanClean:
-		st.Reason = "the last turn settled: nothing to continue"
-		if st.SettledBy != "" {
-			st.Reason = "the transcript's turn_result for " + st.SettledBy + " says completed"
-		}
+		st.Reason, st.Notice = st.cleanReason(in)
 	case PlanDegradedHistory:
 		st.Reason = "the history is incomplete (" + st.Degraded + "): automatic or offered continuation would extend a history that may not be the real one"
 		st.Notice = "Resumed session history is incomplete: " + st.Degraded + ". Automatic continuation is disabled for this recovery."
@@ -281,6 +304,10 @@ func (st *Status) decide(in Input) {
 		s.Notice = Action{true, "the tail is " + string(st.Kind)}
 	case st.Cancelled:
 		s.Notice = Action{true, "the last turn was cancelled by the user"}
+	case st.Notice != "":
+		s.Notice = Action{true, "prompt " + in.Pending.Prompt + " is in flight in the ledger and the transcript holds nothing of it to continue"}
+	case in.History.Total == 0:
+		s.Notice = Action{false, "the history holds no turn"}
 	default:
 		s.Notice = Action{false, "the last turn settled"}
 	}
@@ -303,4 +330,40 @@ func (st *Status) decide(in Input) {
 	if st.Kind == PlanInterruptedPrompt && st.CanContinue && s.AutoExecute.Supported && in.AllowAutoContinue {
 		st.RequiresUserConfirmation = false
 	}
+}
+
+// cleanReason says why a clean tail has nothing to continue, and the notice
+// a host shows ("" for none). A clean tail is the reference's plan kind for
+// an api history with no unanswered turn, an empty one included (Qwen Code
+// 0.24.4, session-recovery.ts buildSessionRecoveryPlanFromApiHistory); it
+// proves nothing about a prompt the ledger left in flight whose own turn
+// the transcript does not hold, so that prompt's fate is said as reconcile
+// decides it: never started, or unknown.
+func (st *Status) cleanReason(in Input) (reason, notice string) {
+	p := in.Pending
+	switch {
+	case st.SettledBy != "":
+		return "the transcript's turn_result for " + st.SettledBy + " says completed", ""
+	case p.Prompt == "" || p.Outcome == OutcomeCompleted || p.Outcome == OutcomeSettled:
+	case p.NotStarted:
+		return "prompt " + p.Prompt + ", in flight in the ledger, never started: no record of its turn follows its admission (reconcile: interrupted); nothing of it can be continued",
+			"The previous prompt was accepted but never started; nothing of it was recorded, so nothing will be continued."
+	case p.Outcome == OutcomeUnknown && in.History.Total == 0:
+		return "no turn settled: prompt " + p.Prompt + " is in flight in the ledger and the transcript holds no history, so whether it never started or its records were lost cannot be known (reconcile: unknown: " + p.Why + "); there is nothing to continue",
+			"The previous prompt was accepted but nothing of it was recorded; its outcome cannot be determined and nothing will be continued."
+	default:
+		return "the transcript's last turn settled, but prompt " + p.Prompt + ", in flight in the ledger, is not proven to be that turn (reconcile: " + p.Outcome + pendingWhy(p) + "); there is nothing to continue",
+			"The previous prompt's outcome cannot be determined from the session's history; nothing will be continued."
+	}
+	if in.History.Total == 0 {
+		return "the history holds no turn: nothing to continue", ""
+	}
+	return "the last turn settled: nothing to continue", ""
+}
+
+func pendingWhy(p Pending) string {
+	if p.Why == "" {
+		return ""
+	}
+	return ": " + p.Why
 }

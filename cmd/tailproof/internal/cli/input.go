@@ -101,16 +101,13 @@ func (f *FileReport) Warnings(role string) []string {
 // ScanLedger counts a ledger's records and undecodable lines the way the
 // ledger reader (ledger.ReadEach, Qwen's readPromptLedgerRecords) sees
 // them — blank lines skipped, a line ledger.Decode refuses dropped — and
-// keeps the first positions and each open prompt's latest admission time:
-// only a prompt whose last record is in_flight can be given a terminal, so
-// settled prompts are not kept (a ledger of a million turns would keep a
-// million entries).
-func ScanLedger(r io.Reader) (FileReport, map[string]float64, error) {
+// keeps the first positions. It keeps nothing per prompt: the clock check
+// against each prompt's admission is the façade's (tailproof.Reconcile).
+func ScanLedger(r io.Reader) (FileReport, error) {
 	rep := FileReport{Present: true, Checked: true, Records: new(int), First: []Position{}}
-	admitted := map[string]float64{}
 	for line, err := range events.Lines(r, 0) {
 		if err != nil {
-			return rep, admitted, err
+			return rep, err
 		}
 		var bad string
 		switch {
@@ -119,18 +116,9 @@ func ScanLedger(r io.Reader) (FileReport, map[string]float64, error) {
 		case len(bytes.TrimSpace(line.Bytes)) == 0:
 			continue
 		default:
-			rec, derr := ledger.Decode(line.Bytes)
+			_, derr := ledger.Decode(line.Bytes)
 			if derr == nil {
 				*rep.Records++
-				switch _, seen := admitted[rec.PromptID]; {
-				case rec.InFlight && seen:
-					admitted[rec.PromptID] = rec.AtFloat()
-				case rec.InFlight:
-					// Cloned: the decoder's strings may share the line's allocation.
-					admitted[strings.Clone(rec.PromptID)] = rec.AtFloat()
-				default:
-					delete(admitted, rec.PromptID) // a terminal closes it
-				}
 				continue
 			}
 			bad = derr.Error()
@@ -141,7 +129,7 @@ func ScanLedger(r io.Reader) (FileReport, map[string]float64, error) {
 			rep.First = append(rep.First, Position{Line: line.Pos.Line, Offset: line.Pos.Offset, Reason: bad})
 		}
 	}
-	return rep, admitted, nil
+	return rep, nil
 }
 
 // ScanTranscript indexes a transcript as Qwen's loader reads it

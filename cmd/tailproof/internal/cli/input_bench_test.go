@@ -30,7 +30,7 @@ func BenchmarkScanLedger(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.data)))
 			for b.Loop() {
-				if _, _, err := ScanLedger(bytes.NewReader(c.data)); err != nil {
+				if _, err := ScanLedger(bytes.NewReader(c.data)); err != nil {
 					b.Fatal(err)
 				}
 			}

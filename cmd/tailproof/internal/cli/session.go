@@ -184,28 +184,33 @@ func OpenQwen(runtimeDir, cwd, id string) (*Session, error) {
 	return s, nil
 }
 
-// ReadNamed reads a whole file the user named with flag, under the file
-// policy: it must exist and be a regular file inside its directory.
-func ReadNamed(flag, path string) ([]byte, error) {
+// OpenNamed opens a file the user named with flag, under the file policy:
+// it must exist and be a regular file inside its directory. The caller
+// reads it (with its own bound) and closes it.
+func OpenNamed(flag, path string) (io.ReadCloser, error) {
 	fsys, err := Within(path)
 	if err != nil {
 		return nil, err
 	}
-	defer fsys.Close()
 	if err := CheckNamed(fsys, flag, path); err != nil {
+		fsys.Close()
 		return nil, err
 	}
 	f, err := vfs.OpenRegular(fsys, path, os.O_RDONLY, 0)
 	if err != nil {
+		fsys.Close()
 		return nil, WithCode(Input, fmt.Errorf("%s %s: %w", flag, path, err))
 	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, WithCode(Input, fmt.Errorf("%s %s: %w", flag, path, err))
-	}
-	return data, nil
+	return namedFile{f, fsys}, nil
 }
+
+// namedFile closes the file, then the directory it was opened in.
+type namedFile struct {
+	vfs.File
+	dir io.Closer
+}
+
+func (n namedFile) Close() error { return errors.Join(n.File.Close(), n.dir.Close()) }
 
 // CreateNamed creates (or truncates) an output file the user named with
 // flag: a regular file in its directory, never written through a symbolic
