@@ -7,24 +7,23 @@ import (
 )
 
 // Stamps are the terminals of one ReconcileTurns run, in file order, held
-// compactly: a turn key and the index of its shape — the record with its key
-// cleared, interned — about 24 bytes a turn beside the key the run already
-// holds, where a ledger.Record is 136 and its encoded line about 120. Every
+// compactly: the offset of the turn's key in the run's key set and the index
+// of its shape — the record with its key cleared, interned — 8 bytes a turn
+// beside the key the run already holds, where a ledger.Record is 136 and its
+// encoded line about 120. Every
 // terminal of a run carries the same time (TurnReconcileOptions.Now), so a
 // run has a handful of shapes (completed, daemon_lost, the harness's own
 // end reasons).
 type Stamps struct {
+	keys   *keySet
 	stamps []stamp
 	shapes []ledger.Record
 	index  map[ledger.Record]uint32
 }
 
-type stamp struct {
-	turn  string
-	shape uint32
-}
+type stamp struct{ key, shape uint32 }
 
-func (s *Stamps) add(turn string, rec ledger.Record) {
+func (s *Stamps) add(key uint32, rec ledger.Record) {
 	rec.PromptID = ""
 	i, ok := s.index[rec]
 	if !ok {
@@ -35,7 +34,7 @@ func (s *Stamps) add(turn string, rec ledger.Record) {
 		s.shapes = append(s.shapes, rec)
 		s.index[rec] = i
 	}
-	s.stamps = append(s.stamps, stamp{turn: turn, shape: i})
+	s.stamps = append(s.stamps, stamp{key: key, shape: i})
 }
 
 // Len is how many terminals there are.
@@ -44,7 +43,7 @@ func (s *Stamps) Len() int { return len(s.stamps) }
 // At is the i-th terminal (0 ≤ i < Len).
 func (s *Stamps) At(i int) ledger.Record {
 	r := s.shapes[s.stamps[i].shape]
-	r.PromptID = s.stamps[i].turn
+	r.PromptID = string(s.keys.keyBytes(s.stamps[i].key))
 	return r
 }
 

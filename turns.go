@@ -171,21 +171,22 @@ func ReconcileTurns(ctx context.Context, open OpenSession, led adapters.LedgerSt
 	if err != nil {
 		return res, err
 	}
+	res.Collected.keys = keys
 	asked := o.WriterLive == nil
 	err = eachTurn(ctx, open, o.Harness, true, func(d turnverdict.Decision) error {
 		res.Turns++
-		k, known := keys[d.Turn]
+		k, _, _ := keys.get(d.Turn)
 		if k&keySeen != 0 {
 			res.Duplicate = append(res.Duplicate, strings.Clone(d.Turn))
 			return nil
 		}
-		if !known {
-			// The codec's strings share one allocation per record (a Codex
-			// turn_context's with its model, cwd and instructions): a key
-			// kept for the whole run is copied out of it.
-			d.Turn = strings.Clone(d.Turn)
+		// The set copies the key out of the codec's strings, which share
+		// one allocation per record (a Codex turn_context's with its model,
+		// cwd and instructions).
+		off, err := keys.add(d.Turn, keySeen)
+		if err != nil {
+			return err
 		}
-		keys[d.Turn] = k | keySeen
 		rec, ok := TurnTerminal(d, o.Now)
 		switch {
 		case !ok:
@@ -202,7 +203,7 @@ func ReconcileTurns(ctx context.Context, open OpenSession, led adapters.LedgerSt
 			}
 		}
 		if o.Collect {
-			res.Collected.add(d.Turn, rec)
+			res.Collected.add(off, rec)
 			return nil
 		}
 		if err := led.AppendLedger(ctx, o.SessionID, ledger.Encode(rec)); err != nil {
@@ -258,15 +259,18 @@ func eachTurn(ctx context.Context, open OpenSession, h turn.Harness, writerStopp
 
 // readStampedKeys reads the keys a ledger settles (any terminal: nothing
 // tailproof writes ever follows one) into a set, marked keyStamped. Only the
-// keys are kept — a run over a long session holds one map entry a turn,
-// not a record.
-func readStampedKeys(ctx context.Context, led adapters.LedgerStore, id string) (map[string]uint8, error) {
-	keys := map[string]uint8{}
+// keys are kept, compactly (keySet), not the records.
+func readStampedKeys(ctx context.Context, led adapters.LedgerStore, id string) (*keySet, error) {
+	keys := newKeySet()
+	var full error
 	err := eachStamp(ctx, led, id, func(r ledger.Record) {
-		if _, ok := keys[r.PromptID]; !ok {
-			keys[strings.Clone(r.PromptID)] = keyStamped // not the decoded record's shared allocation
+		if _, err := keys.add(r.PromptID, keyStamped); err != nil {
+			full = err
 		}
 	})
+	if err == nil {
+		err = full
+	}
 	return keys, err
 }
 
