@@ -10,10 +10,9 @@ import (
 // compactly: the offset of the turn's key in the run's key set and the index
 // of its shape — the record with its key cleared, interned — 8 bytes a turn
 // beside the key the run already holds, where a ledger.Record is 136 and its
-// encoded line about 120. Every
-// terminal of a run carries the same time (TurnReconcileOptions.Now), so a
-// run has a handful of shapes (completed, daemon_lost, the harness's own
-// end reasons).
+// encoded line about 120. Every terminal of a run carries the same time
+// (TurnReconcileOptions.Now), so a run has a handful of shapes (completed,
+// daemon_lost, the harness's own end reasons). The zero Stamps is empty.
 type Stamps struct {
 	keys   *keySet
 	stamps []stamp

@@ -215,8 +215,8 @@ func ReconcileTurns(ctx context.Context, open OpenSession, led adapters.LedgerSt
 	return res, err
 }
 
-// Bits of readStampedKeys' map: the ledger settles the key; the file holds
-// a turn with it (a second one is a duplicate).
+// A key's flags in ReconcileTurns' keySet: the ledger settles the key; the
+// file holds a turn with it (a second one is a duplicate).
 const (
 	keyStamped uint8 = 1 << iota
 	keySeen
