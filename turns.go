@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/events"
@@ -112,11 +113,11 @@ func TurnStatus(ctx context.Context, open OpenSession, o TurnStatusOptions) (Tur
 	}
 	rep.Last = &last
 	if o.Ledger != nil {
-		stamps, err := readStamps(ctx, o.Ledger, o.SessionID)
+		r, ok, err := readStamp(ctx, o.Ledger, o.SessionID, last.Turn)
 		if err != nil {
 			return rep, err
 		}
-		if r, ok := stamps[last.Turn]; ok {
+		if ok {
 			rep.Stamp = &r
 		}
 	}
@@ -134,12 +135,20 @@ type TurnReconcileOptions struct {
 	// (harnessfs.ErrWriterLive when the harness's own evidence says its
 	// writer runs) refuses the whole run and nothing is appended.
 	WriterLive func(ctx context.Context) error
+	// Collect holds the run's terminals instead of appending them one at a
+	// time: the caller appends TurnReconcileResult.Collected.Lines() in one
+	// durable append after the whole file is decided (all or nothing), or
+	// not at all (a dry run). WriterLive is still asked before the first.
+	Collect bool
 }
 
 // TurnReconcileResult says what ReconcileTurns decided and wrote.
 type TurnReconcileResult struct {
 	Turns    int
-	Appended []ledger.Record // in file order
+	Appended []ledger.Record // in file order; nil with Collect
+	// Collected (with Collect) is the terminals to append, in file order,
+	// held compactly.
+	Collected Stamps
 	// AlreadyStamped counts decided turns the ledger already settled;
 	// Unknown counts the turns the evidence cannot decide (never stamped).
 	AlreadyStamped, Unknown int
@@ -158,25 +167,32 @@ type TurnReconcileResult struct {
 // file has changed since. The harness's own file is only read.
 func ReconcileTurns(ctx context.Context, open OpenSession, led adapters.LedgerStore, o TurnReconcileOptions) (TurnReconcileResult, error) {
 	var res TurnReconcileResult
-	stamps, err := readStamps(ctx, led, o.SessionID)
+	keys, err := readStampedKeys(ctx, led, o.SessionID)
 	if err != nil {
 		return res, err
 	}
-	seen := map[string]bool{}
+	res.Collected.keys = keys
 	asked := o.WriterLive == nil
 	err = eachTurn(ctx, open, o.Harness, true, func(d turnverdict.Decision) error {
 		res.Turns++
-		if seen[d.Turn] {
-			res.Duplicate = append(res.Duplicate, d.Turn)
+		k, _, _ := keys.get(d.Turn)
+		if k&keySeen != 0 {
+			res.Duplicate = append(res.Duplicate, strings.Clone(d.Turn))
 			return nil
 		}
-		seen[d.Turn] = true
+		// The set copies the key out of the codec's strings, which share
+		// one allocation per record (a Codex turn_context's with its model,
+		// cwd and instructions).
+		off, err := keys.add(d.Turn, keySeen)
+		if err != nil {
+			return err
+		}
 		rec, ok := TurnTerminal(d, o.Now)
 		switch {
 		case !ok:
 			res.Unknown++
 			return nil
-		case stampedKey(stamps, d.Turn):
+		case k&keyStamped != 0:
 			res.AlreadyStamped++
 			return nil
 		}
@@ -185,6 +201,10 @@ func ReconcileTurns(ctx context.Context, open OpenSession, led adapters.LedgerSt
 			if err := o.WriterLive(ctx); err != nil {
 				return err
 			}
+		}
+		if o.Collect {
+			res.Collected.add(off, rec)
+			return nil
 		}
 		if err := led.AppendLedger(ctx, o.SessionID, ledger.Encode(rec)); err != nil {
 			return fmt.Errorf("tailproof: stamp turn %s: %w", d.Turn, err)
@@ -195,10 +215,12 @@ func ReconcileTurns(ctx context.Context, open OpenSession, led adapters.LedgerSt
 	return res, err
 }
 
-func stampedKey(stamps map[string]ledger.Record, key string) bool {
-	_, ok := stamps[key]
-	return ok
-}
+// A key's flags in ReconcileTurns' keySet: the ledger settles the key; the
+// file holds a turn with it (a second one is a duplicate).
+const (
+	keyStamped uint8 = 1 << iota
+	keySeen
+)
 
 // eachTurn streams the decisions on a session file's turns to fn, and its
 // undecodable lines to damage.
@@ -235,23 +257,50 @@ func eachTurn(ctx context.Context, open OpenSession, h turn.Harness, writerStopp
 	return nil
 }
 
-// readStamps folds a ledger into the terminal recorded for each key; the
-// first terminal of a key wins, as nothing tailproof writes ever follows it.
-func readStamps(ctx context.Context, led adapters.LedgerStore, id string) (map[string]ledger.Record, error) {
+// readStampedKeys reads the keys a ledger settles (any terminal: nothing
+// tailproof writes ever follows one) into a set, marked keyStamped. Only the
+// keys are kept, compactly (keySet), not the records.
+func readStampedKeys(ctx context.Context, led adapters.LedgerStore, id string) (*keySet, error) {
+	keys := newKeySet()
+	var full error
+	err := eachStamp(ctx, led, id, func(r ledger.Record) {
+		if _, err := keys.add(r.PromptID, keyStamped); err != nil {
+			full = err
+		}
+	})
+	if err == nil {
+		err = full
+	}
+	return keys, err
+}
+
+// readStamp is the first terminal a ledger records for key, if any.
+func readStamp(ctx context.Context, led adapters.LedgerStore, id, key string) (ledger.Record, bool, error) {
+	var first ledger.Record
+	found := false
+	err := eachStamp(ctx, led, id, func(r ledger.Record) {
+		if !found && r.PromptID == key {
+			first, found = r, true
+		}
+	})
+	return first, found, err
+}
+
+// eachStamp streams a ledger's terminal records to fn.
+func eachStamp(ctx context.Context, led adapters.LedgerStore, id string, fn func(ledger.Record)) error {
 	rc, err := led.OpenLedger(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("tailproof: open sidecar ledger: %w", err)
+		return fmt.Errorf("tailproof: open sidecar ledger: %w", err)
 	}
 	defer rc.Close()
-	stamps := map[string]ledger.Record{}
 	if _, _, err := ledger.ReadEach(rc, false, func(r ledger.Record) {
-		if _, dup := stamps[r.PromptID]; r.IsTerminal() && !dup {
-			stamps[r.PromptID] = r
+		if r.IsTerminal() {
+			fn(r)
 		}
 	}); err != nil {
-		return nil, fmt.Errorf("tailproof: read sidecar ledger: %w", err)
+		return fmt.Errorf("tailproof: read sidecar ledger: %w", err)
 	}
-	return stamps, nil
+	return nil
 }
 
 // TurnStep is one line of a harness session file as the decision sees it:

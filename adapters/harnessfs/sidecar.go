@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 
 	"github.com/tailproof/tailproof/adapters"
@@ -48,32 +49,42 @@ func (s *Sidecar) Path() string { return SidecarPath(s.session) }
 // must exist and be a regular file: a sidecar never outlives, or replaces,
 // the file it describes.
 func (s *Sidecar) AppendLedger(ctx context.Context, id string, line []byte) error {
-	if err := regularFile(s.fsys, s.session); err != nil {
-		return err
-	}
-	if err := regularOrMissing(s.fsys, s.Path()); err != nil {
-		return err
-	}
-	if err := regularOrMissing(s.fsys, s.Path()+".lock"); err != nil {
+	if err := s.writable(); err != nil {
 		return err
 	}
 	return s.store.AppendLedger(ctx, id, line)
 }
 
-// AppendLedgerLines appends several terminal lines in one durable write:
+// AppendLedgerLines appends several terminal lines in one durable append:
 // all of them or — when the write fails and is rolled back (the error wraps
 // jsonl.ErrNotAppended) — none (jsonl.FilesStore.AppendLedgerLines).
 func (s *Sidecar) AppendLedgerLines(ctx context.Context, lines [][]byte) error {
+	if err := s.writable(); err != nil {
+		return err
+	}
+	return s.store.AppendLedgerLines(ctx, lines)
+}
+
+// AppendLedgerSeq is AppendLedgerLines over lines produced on demand
+// (jsonl.FilesStore.AppendLedgerSeq): a run of any length is appended
+// without being held as bytes.
+func (s *Sidecar) AppendLedgerSeq(ctx context.Context, lines iter.Seq[[]byte]) error {
+	if err := s.writable(); err != nil {
+		return err
+	}
+	return s.store.AppendLedgerSeq(ctx, lines)
+}
+
+// writable checks, before an append, that the session file is a regular
+// file and the sidecar and its lock are regular files or missing.
+func (s *Sidecar) writable() error {
 	if err := regularFile(s.fsys, s.session); err != nil {
 		return err
 	}
 	if err := regularOrMissing(s.fsys, s.Path()); err != nil {
 		return err
 	}
-	if err := regularOrMissing(s.fsys, s.Path()+".lock"); err != nil {
-		return err
-	}
-	return s.store.AppendLedgerLines(ctx, lines)
+	return regularOrMissing(s.fsys, s.Path()+".lock")
 }
 
 // OpenLedger streams the sidecar; a missing sidecar reads as empty.

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
+	"slices"
 	"strings"
 
 	"github.com/tailproof/tailproof/adapters"
@@ -46,33 +48,44 @@ func (s *FilesStore) AppendLedger(ctx context.Context, _ string, line []byte) er
 	return s.q.appendLine(s.q.writer(s.ledger, s.lock), bytes.Clone(line))
 }
 
-// AppendLedgerLines appends several record lines as one durable write: one
-// write and one fsync under the lock, so either every line is in the ledger
-// or — when the write or its fsync fails and the cut back succeeds (the error
-// then wraps ErrNotAppended) — none is. A run that stamps several turns uses
-// it so that a failure never leaves half its stamps behind. No lines is a
+// AppendLedgerLines appends several record lines as one durable append:
+// under the lock, one fsync, so either every line is in the ledger or — when
+// a write or the fsync fails and the cut back succeeds (the error then
+// wraps ErrNotAppended) — none is. A run that stamps several turns uses it
+// so that a failure never leaves half its stamps behind. No lines is a
 // no-op.
 func (s *FilesStore) AppendLedgerLines(ctx context.Context, lines [][]byte) error {
+	return s.AppendLedgerSeq(ctx, slices.Values(lines))
+}
+
+// AppendLedgerSeq is AppendLedgerLines over lines produced on demand, so
+// that a large run is never held in memory as bytes: lines is ranged over
+// twice — once to check every line (nothing is opened when one is empty or
+// holds a newline), once to write them — and must yield the same lines
+// both times. The round is written in chunks of whole lines under one lock
+// hold and made durable by one fsync; a failed write or fsync cuts the
+// whole round back (ErrNotAppended), as for one line. A crash before the
+// fsync may leave any prefix of the round, its last line possibly torn:
+// exactly what a crash does to a single write, which the next append seals
+// off (ADR 0004).
+func (s *FilesStore) AppendLedgerSeq(ctx context.Context, lines iter.Seq[[]byte]) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("jsonl: append ledger: %w", err)
 	}
-	if len(lines) == 0 {
+	n := 0
+	for line := range lines {
+		n++
+		if len(line) == 0 || bytes.IndexByte(line, '\n') >= 0 {
+			return fmt.Errorf("%w (%s, line %d, %d bytes)", ErrInvalidLine, s.ledger, n, len(line))
+		}
+	}
+	if n == 0 {
 		return nil
 	}
-	var joined []byte
-	for i, line := range lines {
-		if len(line) == 0 || bytes.IndexByte(line, '\n') >= 0 {
-			return fmt.Errorf("%w (%s, line %d of %d, %d bytes)", ErrInvalidLine, s.ledger, i+1, len(lines), len(line))
-		}
-		if i > 0 {
-			joined = append(joined, '\n')
-		}
-		joined = append(joined, line...)
-	}
-	// The group-commit writer ends every queued entry with a newline and
-	// writes a round in one write; one entry holding the joined lines is
-	// one all-or-nothing round.
-	return s.q.appendLine(s.q.writer(s.ledger, s.lock), joined)
+	// The group-commit writer writes each queued entry's lines, each with
+	// its newline, in the round that holds the entry: one all-or-nothing
+	// round.
+	return s.q.appendLines(s.q.writer(s.ledger, s.lock), lines)
 }
 
 // OpenLedger streams the ledger; a missing ledger is an empty reader.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"sync"
@@ -55,7 +56,10 @@ type ledgerWriter struct {
 
 type pendingAppend struct {
 	line []byte
-	done chan appendResult
+	// lines, when set, replaces line: a run of already-checked lines
+	// written in this entry's place (FilesStore.AppendLedgerSeq).
+	lines iter.Seq[[]byte]
+	done  chan appendResult
 }
 
 type appendResult struct {
@@ -76,7 +80,16 @@ func (s *QwenStore) writer(path, lock string) *ledgerWriter {
 
 // appendLine is the group-commit entry point.
 func (s *QwenStore) appendLine(w *ledgerWriter, line []byte) error {
-	p := &pendingAppend{line: line, done: make(chan appendResult, 1)}
+	return s.appendEntry(w, &pendingAppend{line: line, done: make(chan appendResult, 1)})
+}
+
+// appendLines queues checked lines as one entry: they are written in one
+// round.
+func (s *QwenStore) appendLines(w *ledgerWriter, lines iter.Seq[[]byte]) error {
+	return s.appendEntry(w, &pendingAppend{lines: lines, done: make(chan appendResult, 1)})
+}
+
+func (s *QwenStore) appendEntry(w *ledgerWriter, p *pendingAppend) error {
 	w.mu.Lock()
 	w.queue = append(w.queue, p)
 	if w.busy {
@@ -120,9 +133,12 @@ func (s *QwenStore) appendLine(w *ledgerWriter, line []byte) error {
 }
 
 // commit writes one batch durably under the cross-process lock: seal a torn
-// tail, write every line with its newline in one write, fsync the file, and
-// fsync the directory chain when the file was just created or this process
-// has not yet made its entry durable.
+// tail, write every line with its newline (one write for a round of up to
+// writeChunk bytes, else several, each ending at a line's end), fsync the
+// file once, and fsync the directory chain when the file was just created
+// or this process has not yet made its entry durable. A failed write or
+// fsync cuts the whole round back (rollback), so several writes are as all
+// or nothing as one.
 func (s *QwenStore) commit(w *ledgerWriter, batch []*pendingAppend) (err error) {
 	fail := func(step string, e error) error {
 		// Whatever this round left half-done (a directory or file entry not
@@ -149,24 +165,31 @@ func (s *QwenStore) commit(w *ledgerWriter, batch []*pendingAppend) (err error) 
 		return fail("open", untouched(err))
 	}
 	defer f.Close()
-	var buf bytes.Buffer
 	size, sealed, err := needsSeal(f)
 	if err != nil {
 		return fail("seal check", untouched(err))
 	}
+	cw := chunkWriter{f: f}
 	if sealed {
-		buf.WriteByte('\n')
+		cw.buf = append(cw.buf, '\n')
 	}
 	for _, b := range batch {
-		buf.Write(b.line)
-		buf.WriteByte('\n')
+		if b.lines == nil {
+			cw.line(b.line)
+			continue
+		}
+		for l := range b.lines {
+			if !cw.line(l) {
+				break
+			}
+		}
 	}
-	if n, err := f.Write(buf.Bytes()); err != nil {
-		return fail("write", rollback(f, size, int64(n), err))
+	if cw.flush(); cw.err != nil {
+		return fail("write", rollback(f, size, cw.wrote, cw.err))
 	}
 	s.stats.fileSyncs.Add(1)
 	if err := f.Sync(); err != nil {
-		return fail("fsync", rollback(f, size, int64(buf.Len()), err))
+		return fail("fsync", rollback(f, size, cw.wrote, err))
 	}
 	if fileCreated || !w.dirDurable {
 		if err := s.syncDirChain(w.dir); err != nil {
@@ -177,6 +200,46 @@ func (s *QwenStore) commit(w *ledgerWriter, batch []*pendingAppend) (err error) 
 	s.stats.batches.Add(1)
 	s.stats.appends.Add(int64(len(batch)))
 	return nil
+}
+
+// writeChunk bounds the bytes a round holds in memory: a larger round is
+// written in several writes, each ending at a line's end, so that a writer
+// not taking the lock (Qwen's daemon, on Qwen's ledger) can only land
+// between whole lines.
+const writeChunk = 256 << 10
+
+// chunkWriter writes a round's lines through a buffer of at most about
+// writeChunk bytes; wrote counts the bytes that reached the file, for the
+// rollback, and err is the first write error (after it, nothing more is
+// written).
+type chunkWriter struct {
+	f     vfs.File
+	buf   []byte
+	wrote int64
+	err   error
+}
+
+func (c *chunkWriter) line(l []byte) bool {
+	if c.err != nil {
+		return false
+	}
+	if len(c.buf) > 0 && len(c.buf)+len(l)+1 > writeChunk {
+		c.flush()
+	}
+	c.buf = append(append(c.buf, l...), '\n')
+	return c.err == nil
+}
+
+func (c *chunkWriter) flush() {
+	if c.err != nil || len(c.buf) == 0 {
+		return
+	}
+	n, err := c.f.Write(c.buf)
+	c.wrote += int64(n)
+	if err == nil && n < len(c.buf) {
+		err = io.ErrShortWrite
+	}
+	c.buf, c.err = c.buf[:0], err
 }
 
 // rollback undoes a round whose write or fsync failed, so that a record

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -215,19 +216,6 @@ type stampLine struct {
 	Line       string `json:"line"`
 }
 
-// collected is the ledger ReconcileTurns appends to: it keeps the lines, so
-// that the run writes them in one durable append (all or nothing) — or,
-// under --dry-run, not at all.
-type collected struct {
-	*harnessfs.Sidecar
-	lines [][]byte
-}
-
-func (c *collected) AppendLedger(_ context.Context, _ string, line []byte) error {
-	c.lines = append(c.lines, append([]byte(nil), line...))
-	return nil
-}
-
 func runHarnessReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return cli.Main(stderr, "reconcile", func() error {
 		fs := cli.NewFlagSet("reconcile", "usage: tailproof reconcile --harness codex|claude "+harnessSynopsis+" [--dry-run] [--now MS] [--json] [--trace]")
@@ -255,24 +243,24 @@ func runHarnessReconcile(ctx context.Context, args []string, stdout, stderr io.W
 			return err
 		}
 		defer s.Close()
-		led := &collected{Sidecar: harnessfs.NewSidecar(s.fsys, s.Path)}
-		res, err := tailproof.ReconcileTurns(ctx, s.Open, led, tailproof.TurnReconcileOptions{
-			Harness: s.Harness, Now: at, WriterLive: s.WriterLive})
+		// The run's terminals are held compactly (tailproof.Stamps) and
+		// appended in one durable append, all or nothing (ADR 0028), or —
+		// under --dry-run — not at all.
+		side := harnessfs.NewSidecar(s.fsys, s.Path)
+		res, err := tailproof.ReconcileTurns(ctx, s.Open, side, tailproof.TurnReconcileOptions{
+			Harness: s.Harness, Now: at, WriterLive: s.WriterLive, Collect: true})
 		if err != nil {
 			return cli.WithCode(cli.Code(err, cli.Input), err)
 		}
-		if !*dryRun && len(led.lines) > 0 {
-			if err := led.Sidecar.AppendLedgerLines(ctx, led.lines); err != nil {
-				return cli.WithCode(cli.Write, fmt.Errorf("append %d terminals to %s: %w", len(led.lines), led.Path(), err))
+		stamps := &res.Collected
+		if !*dryRun && stamps.Len() > 0 {
+			if err := side.AppendLedgerSeq(ctx, stamps.Lines()); err != nil {
+				return cli.WithCode(cli.Write, fmt.Errorf("append %d terminals to %s: %w", stamps.Len(), side.Path(), err))
 			}
 		}
-		out := harnessReconcileJSON{SchemaVersion: schemaVersion, Harness: s.Name, File: s.Path, Sidecar: led.Path(),
+		out := harnessReconcileJSON{SchemaVersion: schemaVersion, Harness: s.Name, File: s.Path, Sidecar: side.Path(),
 			DryRun: *dryRun, Turns: res.Turns, Appended: []stampLine{}, AlreadyStamped: res.AlreadyStamped,
 			Unknown: res.Unknown, Duplicate: nonNil(res.Duplicate), Damage: res.Damage}
-		for i, r := range res.Appended {
-			out.Appended = append(out.Appended, stampLine{Turn: r.PromptID, Terminal: string(r.Terminal), Code: r.Code,
-				StopReason: r.StopReason, At: r.At, Line: string(led.lines[i])})
-		}
 		if *trace {
 			out.Decisions = []tailproof.TurnSummary{}
 			err := tailproof.ReplayTurns(ctx, s.Open, s.Harness, true, func(st tailproof.TurnStep) error {
@@ -285,10 +273,13 @@ func runHarnessReconcile(ctx context.Context, args []string, stdout, stderr io.W
 				return cli.WithCode(cli.Code(err, cli.Input), err)
 			}
 		}
-		w := &cli.Printer{W: stdout}
+		bw := bufio.NewWriter(stdout)
+		w := &cli.Printer{W: bw}
 		if *asJSON {
-			w.JSON(out)
-			return w.Err()
+			if err := writeReconcileJSON(bw, out, stamps); err != nil {
+				return err
+			}
+			return flushOutput(bw)
 		}
 		verb := "appended"
 		if *dryRun {
@@ -296,10 +287,10 @@ func runHarnessReconcile(ctx context.Context, args []string, stdout, stderr io.W
 		}
 		w.Printf("harness: %s\nfile:    %s\nsidecar: %s\nturns:   %d (already stamped %d, unknown %d)\n",
 			out.Harness, out.File, out.Sidecar, out.Turns, out.AlreadyStamped, out.Unknown)
-		for _, a := range out.Appended {
-			w.Printf("%s: %s\n", verb, a.Line)
+		for line := range stamps.Lines() {
+			w.Printf("%s: %s\n", verb, line)
 		}
-		if len(out.Appended) == 0 {
+		if stamps.Len() == 0 {
 			w.Printf("%s: nothing\n", verb)
 		}
 		for _, d := range out.Duplicate {
@@ -314,7 +305,10 @@ func runHarnessReconcile(ctx context.Context, args []string, stdout, stderr io.W
 				w.Printf("  veto: %s: %s\n", v.Guard, v.Reason)
 			}
 		}
-		return w.Err()
+		if err := w.Err(); err != nil {
+			return err
+		}
+		return flushOutput(bw)
 	})
 }
 

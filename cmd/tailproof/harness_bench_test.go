@@ -58,3 +58,43 @@ func BenchmarkHarnessStatus(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHarnessReconcile is `tailproof reconcile --harness codex` on the
+// same generated rollout: "stamp" is a first run (every turn stamped, the
+// sidecar removed before each iteration), "settled" a second run that
+// appends nothing. B/op and allocs/op are stable; peak RSS is measured
+// with /usr/bin/time -v on the binary (ADR 0028, amendment 2026-12-01).
+func BenchmarkHarnessReconcile(b *testing.B) {
+	size := 16 << 20
+	if s, err := strconv.Atoi(os.Getenv("TAILPROOF_BENCH_BYTES")); err == nil && s > 0 {
+		size = s
+	}
+	p := benchCodexSession(b, b.TempDir(), size)
+	st, err := os.Stat(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := []string{"reconcile", "--harness", "codex", "--file", p, "--now", "1796029200000"}
+	for _, settled := range []bool{false, true} {
+		name := "stamp"
+		if settled {
+			name = "settled"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(st.Size())
+			b.ReportAllocs()
+			for b.Loop() {
+				if !settled {
+					b.StopTimer()
+					if err := os.Remove(p + ".tailproof-ledger"); err != nil && !os.IsNotExist(err) {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				if code := run(context.Background(), args, io.Discard, io.Discard); code != 0 {
+					b.Fatalf("exit %d", code)
+				}
+			}
+		})
+	}
+}
