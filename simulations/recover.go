@@ -133,14 +133,10 @@ func (d *Daemon) finish(res *Result) {
 	tb, _ := d.mem.ReadFile(d.tpath)
 	res.TornTranscript = len(tb) > 0 && tb[len(tb)-1] != '\n'
 	res.TornLedger = len(lb) > 0 && lb[len(lb)-1] != '\n'
-	recs, _, err := ledger.Read(bytes.NewReader(lb), false)
-	if err != nil {
+	view := ledgerview.New()
+	if _, _, err := ledger.ReadEach(bytes.NewReader(lb), false, view.Add); err != nil {
 		res.Violations = append(res.Violations, "read ledger: "+err.Error())
 		return
-	}
-	view := ledgerview.New()
-	for _, r := range recs {
-		view.Add(r)
 	}
 	dangling := view.Dangling()
 
