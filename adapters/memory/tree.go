@@ -81,7 +81,18 @@ func (d dirents) find(name string) (int, bool) {
 	return slices.BinarySearchFunc(d, name, func(e dirent, name string) int { return strings.Compare(e.name, name) })
 }
 
+// get finds name's node. A small directory (every one on a path the stores
+// walk) is scanned: string equality rejects on length first, cheaper than
+// a binary search's three-way compares; names are unique either way.
 func (d dirents) get(name string) (*node, bool) {
+	if len(d) <= 8 {
+		for i := range d {
+			if d[i].name == name {
+				return d[i].n, true
+			}
+		}
+		return nil, false
+	}
 	if i, ok := d.find(name); ok {
 		return d[i].n, true
 	}
