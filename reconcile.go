@@ -56,6 +56,11 @@ type Options struct {
 	Guards []guards.Guard[*guards.Evidence]
 	// MaxLineBytes bounds a transcript line (<= 0: events.DefaultMaxLineBytes).
 	MaxLineBytes int
+	// NoTrace leaves Result.Trace and every Decision.Trace empty and skips
+	// formatting them (reconcile.Input.NoTrace); the decisions and what is
+	// appended are the same. The simulator sets it: it reads only verdicts
+	// and vetoes, and the trace lines were a tenth of its cost.
+	NoTrace bool
 }
 
 // rules resolves the rule set the options name.
@@ -122,7 +127,7 @@ func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts
 	}
 	rules := opts.rules()
 	res.Rules = rules.Name
-	in := reconcile.Input{Rules: rules}
+	in := reconcile.Input{Rules: rules, NoTrace: opts.NoTrace}
 	if ws, ok := store.(adapters.WorkspaceStore); ok {
 		in.Workspace = ws.Workspace()
 	}
@@ -256,7 +261,9 @@ func appendTerminals(ctx context.Context, store adapters.LedgerStore, sid string
 		rec.At = now
 		d.Appended, d.Line = &rec, ledger.Encode(rec)
 		if opts.DryRun {
-			d.Trace = append(d.Trace, fmt.Sprintf("dry run: would append %s", d.Line))
+			if !opts.NoTrace {
+				d.Trace = append(d.Trace, fmt.Sprintf("dry run: would append %s", d.Line))
+			}
 			continue
 		}
 		if err := store.AppendLedger(ctx, sid, d.Line); err != nil {
@@ -266,7 +273,9 @@ func appendTerminals(ctx context.Context, store adapters.LedgerStore, sid string
 			}
 			return fmt.Errorf("tailproof: append terminal for %s: %w", d.Target, err)
 		}
-		d.Trace = append(d.Trace, fmt.Sprintf("appended %s", d.Line))
+		if !opts.NoTrace {
+			d.Trace = append(d.Trace, fmt.Sprintf("appended %s", d.Line))
+		}
 	}
 	return nil
 }

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/adapters/jsonl"
@@ -360,6 +362,36 @@ func (a *admitDuringLoad) OpenTranscript(ctx context.Context, sid string) (io.Re
 	return a.QwenStore.OpenTranscript(ctx, sid)
 }
 
+// checkNoTrace decides the scenario's evidence twice as a dry run, traced
+// and with NoTrace, and fails unless the decisions are the same but for
+// their (then empty) trace: NoTrace only skips formatting.
+func checkNoTrace(t *testing.T, store *memory.QwenStore, sid string, opts Options) {
+	t.Helper()
+	opts.DryRun = true
+	traced, terr := Reconcile(context.Background(), store, sid, opts)
+	opts.NoTrace = true
+	quiet, qerr := Reconcile(context.Background(), store, sid, opts)
+	if fmt.Sprint(terr) != fmt.Sprint(qerr) {
+		t.Fatalf("NoTrace changed the error: %v, traced %v", qerr, terr)
+	}
+	if len(quiet.Trace) != 0 {
+		t.Fatalf("NoTrace left a trace: %q", quiet.Trace)
+	}
+	for i := range quiet.Decisions {
+		if len(quiet.Decisions[i].Trace) != 0 {
+			t.Fatalf("NoTrace left decision %d's trace: %q", i, quiet.Decisions[i].Trace)
+		}
+	}
+	traced.Trace = nil
+	for i := range traced.Decisions {
+		traced.Decisions[i].Trace = nil
+	}
+	all := cmp.Exporter(func(reflect.Type) bool { return true }) // ledger.Record keeps its raw fields unexported
+	if diff := cmp.Diff(traced, quiet, all); diff != "" {
+		t.Fatalf("NoTrace changed the decisions (-traced +quiet):\n%s", diff)
+	}
+}
+
 func (s *scenario) reconcile(t *testing.T, d *datadriven.TestData) string {
 	opts := Options{Now: func() int64 { return 1900000000000 }}
 	var store adapters.Store = s.store
@@ -388,6 +420,9 @@ func (s *scenario) reconcile(t *testing.T, d *datadriven.TestData) string {
 	for i := 0; i < times; i++ {
 		if times > 1 {
 			fmt.Fprintf(&out, "run %d:\n", i+1)
+		}
+		if store == adapters.Store(s.store) {
+			checkNoTrace(t, s.store, s.sid, opts)
 		}
 		res, err := Reconcile(context.Background(), store, s.sid, opts)
 		if err != nil {

@@ -8,8 +8,14 @@ import (
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/events/ledger"
+	"github.com/tailproof/tailproof/machines/reconcile"
 	"github.com/tailproof/tailproof/projections/ledgerview"
 )
+
+// The two rule sets, built once: a Rules value is immutable (its guards are
+// stateless values), so every daemon on every worker shares them, where
+// Options.Reference would build the set again on each of a scenario's calls.
+var tailproofRules, referenceRules = reconcile.Tailproof(), reconcile.Qwen0244()
 
 // recover reconciles until a call appends nothing (a call settles every
 // prompt its evidence proves; settling one can prove another on the next
@@ -39,7 +45,10 @@ func (w unknownWhy) of(id string) string {
 // call for each prompt.
 func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string]tailproof.Verdict, unknownWhy, error) {
 	out := map[string]tailproof.Verdict{}
-	opts := tailproof.Options{Now: func() int64 { return d.clock }, Reference: reference}
+	opts := tailproof.Options{Now: func() int64 { return d.clock }, Rules: tailproofRules, NoTrace: true}
+	if reference {
+		opts.Rules = referenceRules
+	}
 	for i := 0; i < len(d.prompts)+1; i++ {
 		res, err := tailproof.Reconcile(d.ctx, store, d.sid, opts)
 		if errors.Is(err, tailproof.ErrInvalidClock) {
@@ -124,14 +133,10 @@ func (d *Daemon) finish(res *Result) {
 	tb, _ := d.mem.ReadFile(d.tpath)
 	res.TornTranscript = len(tb) > 0 && tb[len(tb)-1] != '\n'
 	res.TornLedger = len(lb) > 0 && lb[len(lb)-1] != '\n'
-	recs, _, err := ledger.Read(bytes.NewReader(lb), false)
-	if err != nil {
+	view := ledgerview.New()
+	if _, _, err := ledger.ReadEach(bytes.NewReader(lb), false, view.Add); err != nil {
 		res.Violations = append(res.Violations, "read ledger: "+err.Error())
 		return
-	}
-	view := ledgerview.New()
-	for _, r := range recs {
-		view.Add(r)
 	}
 	dangling := view.Dangling()
 

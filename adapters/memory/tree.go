@@ -81,7 +81,18 @@ func (d dirents) find(name string) (int, bool) {
 	return slices.BinarySearchFunc(d, name, func(e dirent, name string) int { return strings.Compare(e.name, name) })
 }
 
+// get finds name's node. A small directory (every one on a path the stores
+// walk) is scanned: string equality rejects on length first, cheaper than
+// a binary search's three-way compares; names are unique either way.
 func (d dirents) get(name string) (*node, bool) {
+	if len(d) <= 8 {
+		for i := range d {
+			if d[i].name == name {
+				return d[i].n, true
+			}
+		}
+		return nil, false
+	}
 	if i, ok := d.find(name); ok {
 		return d[i].n, true
 	}
@@ -168,18 +179,24 @@ func isClean(name string) bool {
 	if len(name) == 1 {
 		return true
 	}
-	start := 1
-	for i := 1; i <= len(name); i++ {
-		if i < len(name) && name[i] != '/' {
-			continue
+	// One element at a time, jumping to each '/' with strings.IndexByte
+	// rather than looking at every byte: every operation of the simulator's
+	// filesystem starts here.
+	for rest := name[1:]; ; {
+		i := strings.IndexByte(rest, '/')
+		elem := rest
+		if i >= 0 {
+			elem = rest[:i]
 		}
-		switch name[start:i] {
+		switch elem {
 		case "", ".", "..":
 			return false
 		}
-		start = i + 1
+		if i < 0 {
+			return true
+		}
+		rest = rest[i+1:]
 	}
-	return true
 }
 
 // next splits the first element off rest, a path that clean returned less

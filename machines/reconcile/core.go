@@ -76,6 +76,10 @@ type Input struct {
 	// Workspace is the workspace the store serves ("" when it does not
 	// know): the transcript's first record must have been written there.
 	Workspace string
+	// NoTrace leaves every Trace empty (Ready's, each Decision's) and skips
+	// formatting it: for callers that read only verdicts, steps and vetoes,
+	// such as the simulator. The decisions are the same either way.
+	NoTrace bool
 }
 
 // Core decides a session's dangling prompts from evidence fed to it, and
@@ -140,7 +144,9 @@ func (c *Core) AddLedger(rec ledger.Record) {
 func (c *Core) EndLedger(records, dropped int, size int64) {
 	c.records, c.dropped, c.size = records, dropped, size
 	c.dangling = c.view.Dangling()
-	c.tracef("fold ledger: %d records, %d malformed dropped, dangling [%s]", records, dropped, strings.Join(c.dangling, " "))
+	if !c.in.NoTrace {
+		c.tracef("fold ledger: %d records, %d malformed dropped, dangling [%s]", records, dropped, strings.Join(c.dangling, " "))
+	}
 	if len(c.dangling) == 0 {
 		return
 	}
@@ -379,5 +385,8 @@ func (c *Core) target() (id string, byIdentity bool) {
 }
 
 func (c *Core) tracef(format string, args ...any) {
+	if c.in.NoTrace {
+		return
+	}
 	c.trace = append(c.trace, fmt.Sprintf(format, args...))
 }

@@ -111,7 +111,7 @@ func (c *Core) step(cd *candidate, hist **apihistory.Result) {
 		c.finish(cd, m, VerdictUnknown)
 		return
 	}
-	if ev.HasAdmission {
+	if ev.HasAdmission && !c.in.NoTrace {
 		m.tracef("fold ledger: latest unsettled admission %s", ev.Admission.Describe())
 	}
 	if !m.fire(EvAttribute, ev) {
@@ -125,6 +125,8 @@ func (c *Core) step(cd *candidate, hist **apihistory.Result) {
 		m.tracef("fold transcript: not read")
 		ev.Transcript.LoadErr = "transcript not read"
 		ev.Transcript.MarkerIdx, ev.Transcript.Ownership.TargetIdx, ev.Transcript.Ownership.TurnEndIdx = -1, -1, -1
+	} else if c.in.NoTrace {
+		// Nothing below but the transcript fold's trace lines.
 	} else if c.unavailable {
 		m.tracef("fold transcript: %s", t.LoadErr)
 	} else {
@@ -256,6 +258,9 @@ func (c *Core) newRun(cd *candidate) *run {
 func (c *Core) resume(cd *candidate) *run { return c.newRun(cd) }
 
 func (m *run) tracef(format string, args ...any) {
+	if m.c.in.NoTrace {
+		return
+	}
 	m.trace = append(m.trace, fmt.Sprintf(format, args...))
 }
 
@@ -272,7 +277,9 @@ func (m *run) fire(event Event, ev *guards.Evidence) bool {
 		s.Vetoes = g.Check(ev)
 	}
 	m.steps = append(m.steps, s)
-	m.trace = append(m.trace, "machine "+s.Describe())
+	if !m.c.in.NoTrace {
+		m.trace = append(m.trace, "machine "+s.Describe())
+	}
 	if len(s.Vetoes) > 0 {
 		m.giveUp()
 		return false
@@ -288,7 +295,9 @@ func (m *run) giveUp() {
 	}
 	s := machines.Step{Event: string(EvGiveUp), Src: string(m.state), Dst: string(dst)}
 	m.steps = append(m.steps, s)
-	m.trace = append(m.trace, "machine "+s.Describe())
+	if !m.c.in.NoTrace {
+		m.trace = append(m.trace, "machine "+s.Describe())
+	}
 	m.state = dst
 }
 
