@@ -250,6 +250,13 @@ func (f *Fold) Evidence() Evidence {
 			o.AbsenceBlock = f.absence.result(f)
 			o.Absent = o.AbsenceBlock == ""
 		}
+		if ev.NotDispatched && !ev.Ownership.Active {
+			ev.NeverStartedBlock = f.absence.result(f)
+			if ev.NeverStartedBlock == "" && ev.LocalCommandDone {
+				ev.NeverStartedBlock = "a local slash command was answered after admission"
+			}
+			ev.NeverStarted = ev.NeverStartedBlock == ""
+		}
 		return ev
 	}
 	ev := f.saved.evidence()
