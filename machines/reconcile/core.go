@@ -336,6 +336,9 @@ func (c *Core) EndChain(chain *qwen.Chain, walkErr error) {
 			// record) could be the target's own.
 			o.Absent, o.AbsenceBlock = false, fmt.Sprintf("%d records are off the active chain", chain.Records-chain.Len)
 		}
+		if t.NeverStarted && chain.Records != chain.Len {
+			t.NeverStarted, t.NeverStartedBlock = false, fmt.Sprintf("%d records are off the active chain", chain.Records-chain.Len)
+		}
 		cd.ev.Transcript = t
 	}
 }

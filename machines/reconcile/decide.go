@@ -138,6 +138,9 @@ func (c *Core) step(cd *candidate, hist **apihistory.Result) {
 		if o := t.Ownership; o.Active && o.TargetIdx < 0 {
 			m.tracef("fold transcript: own record absent: %s", orDash(o.AbsenceBlock))
 		}
+		if t.NotDispatched && !t.Ownership.Active {
+			m.tracef("fold transcript: no user-role record after the marker; never started: %s", neverStarted(t.NeverStartedBlock))
+		}
 		if o := t.Ownership; o.CallIdentity {
 			end := "runs to the chain's end"
 			if o.TurnEndIdx >= 0 {
@@ -238,6 +241,13 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 		return EvTailInterrupted
 	}
 	return EvTailComplete
+}
+
+func neverStarted(block string) string {
+	if block == "" {
+		return "proven"
+	}
+	return "not proven: " + block
 }
 
 // run steps one candidate's machine along Table, recording steps and trace.

@@ -57,6 +57,11 @@ type Fold struct {
 	// notification (a plain prompt of any provenance, a mid-turn user
 	// message, a realtime message...).
 	userAfter bool
+	// goalAfter: a goal-runtime message after admission. It opens a prompt
+	// turn of the goal runtime (#executePromptInner writes it instead of a
+	// user record, Qwen Code 0.24.4), which may be the target's, so it
+	// defeats NeverStarted (not NotDispatched, ADR 0003 §2e).
+	goalAfter bool
 	// calls follows the target's turn by call identity (calls.go); saved
 	// is the fold as it stood just before the record that ended that turn
 	// (nil while the turn has not ended, or without call identity).
@@ -151,6 +156,9 @@ func (f *Fold) Add(ev events.Event) {
 		f.ev.AfterAdmission++
 		if rec.Type == qwen.TypeUser && !backgroundOrNotice(rec) {
 			f.userAfter = true
+		}
+		if rec.Subtype == qwen.SubtypeGoalRuntime {
+			f.goalAfter = true
 		}
 		if kind := BackgroundOpener(rec); kind != "" {
 			f.ev.BackgroundIdx, f.ev.BackgroundUUID, f.ev.BackgroundKind = i, rec.UUID, kind
@@ -249,6 +257,17 @@ func (f *Fold) Evidence() Evidence {
 		if o := &ev.Ownership; o.Active && o.TargetIdx < 0 {
 			o.AbsenceBlock = f.absence.result(f)
 			o.Absent = o.AbsenceBlock == ""
+		}
+		if ev.NotDispatched && !ev.Ownership.Active {
+			ev.NeverStartedBlock = f.absence.result(f)
+			switch {
+			case ev.NeverStartedBlock != "":
+			case ev.LocalCommandDone:
+				ev.NeverStartedBlock = "a local slash command was answered after admission"
+			case f.goalAfter:
+				ev.NeverStartedBlock = "a goal-runtime message after the marker opens a prompt turn that may be the target's"
+			}
+			ev.NeverStarted = ev.NeverStartedBlock == ""
 		}
 		return ev
 	}

@@ -44,6 +44,17 @@ type Evidence struct {
 	// wrote was lost with the tail (a torn or vanished suffix takes every
 	// later record with it). Either way interrupted is what happened.
 	NotDispatched bool
+	// NeverStarted: NotDispatched on a chain without prompt identities, no
+	// local slash command answered after admission, and the chain after the
+	// marker meets provable absence's other conditions (ADR 0023 part B: no
+	// file_history_snapshot without a prompt record right before it, no call
+	// of a main-session turn no snapshot names, no compression, a non-blank
+	// prompt id; the core adds: every record on the active chain). The proof
+	// reads only the prompt's own marker and what follows it, so it holds
+	// however many prompts dangle (ADR 0014, 2026-12-01). NeverStartedBlock
+	// says why not when NotDispatched holds and NeverStarted does not.
+	NeverStarted      bool
+	NeverStartedBlock string
 	// PredecessorWatched: the latest completed predecessor's clock span
 	// [admission, terminal] was watched; PredecessorShown: some prompt
 	// record on the chain has a clock in it (its own, under a monotonic
