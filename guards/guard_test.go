@@ -1,6 +1,8 @@
 package guards
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,7 +74,7 @@ func TestReconcileGuardsAllowNeutralEvidence(t *testing.T) {
 		HasLastVisible: true, LastVisibleMs: 10, LastVisibleType: "assistant", VisibleAfter: 1, NonSystemAfter: 1}
 	neutral.Transcript.Ownership.TargetIdx = -1
 	for _, g := range []Guard[*Evidence]{SingleDangling, Attribution, TranscriptIntegrity, Ownership, DispatchMarker,
-		Deadline, CompressionCheckpoint, SystemProvenance, BackgroundTurn, SeveralDangling, ShapeGuess, ClockMonotonic, Temporal, PredecessorFence, CompletionEvidence, Race, OwnEvidence} {
+		Deadline, CompressionCheckpoint, SystemProvenance, BackgroundTurn, SeveralDangling, ShapeGuess, ClockMonotonic, Temporal, PredecessorFence, CompletionEvidence, Race, OwnEvidence, NeverStarted} {
 		if g.Name() == "" || g.String() != g.Name() {
 			t.Errorf("guard %q prints as %q", g.Name(), g.String())
 		}
@@ -133,6 +135,33 @@ func TestOwnEvidence(t *testing.T) {
 		e := &Evidence{Target: c.target, TailOwner: c.owner, Classification: Classification{Done: true, Kind: "none", FromTurnResult: c.byTurnResult}}
 		if got := OwnEvidence.Check(e) != nil; got != c.veto {
 			t.Errorf("%+v: veto %v, want %v", c, got, c.veto)
+		}
+	}
+}
+
+// The not-dispatched route needs the whole of never-started evidence: no
+// user-role record after the marker is not enough (a 0.24.4 retry, continue
+// or goal-runtime turn writes none).
+func TestNeverStarted(t *testing.T) {
+	for _, c := range []struct {
+		notDispatched, neverStarted bool
+		veto                        bool
+	}{
+		{true, true, false},
+		{true, false, true},
+		{false, false, false},
+	} {
+		e := &Evidence{Target: "p1", Classification: Classification{Done: true, Kind: "not_started", Interrupted: c.notDispatched, FromNotDispatched: c.notDispatched}}
+		e.Transcript.MarkerUUID, e.Transcript.NotDispatched, e.Transcript.NeverStarted = "m1", true, c.neverStarted
+		if !c.neverStarted {
+			e.Transcript.NeverStartedBlock = "file_history_snapshot f1 names a turn with no prompt record before it (a retry or continue prompt)"
+		}
+		v := NeverStarted.Check(e)
+		if got := v != nil; got != c.veto {
+			t.Errorf("%+v: veto %v, want %v", c, v, c.veto)
+		}
+		if v != nil && !strings.Contains(fmt.Sprint(v), "retry or continue") {
+			t.Errorf("veto does not say why: %v", v)
 		}
 	}
 }
