@@ -43,7 +43,9 @@ const (
 	CatLocalCommand = "h-local-command"
 	// CatNotStarted: no user-role record after the target's marker, so its
 	// turn never started and it is stamped interrupted without classifying
-	// the foreign tail [§2e].
+	// the foreign tail [§2e] — or, when the rest of never-started evidence
+	// fails (guards.NeverStarted, 2026-12-01), unknown where the reference
+	// classifies a tail that may be the target's own turn.
 	CatNotStarted = "i-not-started"
 	// CatOwnRecordAbsent: where the writer stamps identities, the target's
 	// own record provably never reached the transcript after its marker, so
@@ -340,6 +342,9 @@ func classify(o *Outcome) (string, string) {
 	// (i) no user-role record after the target's marker: it never started.
 	if def.Evidence.Classification.FromNotDispatched && def.Appended != nil {
 		return CatNotStarted, "no user-role record after the target's admission marker: its turn never started"
+	}
+	if v, ok := hasVeto(def, "never-started"); ok {
+		return CatNotStarted, v.Reason
 	}
 	// (f) no prompt record after the admission: the tail is another turn's.
 	if v, ok := hasVeto(def, "dispatch-evidence"); ok {
