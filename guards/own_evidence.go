@@ -19,5 +19,5 @@ var OwnEvidence Guard[*Evidence] = Func("own-evidence", func(e *Evidence) string
 	if e.Classification.FromNotDispatched && e.Transcript.NeverStarted {
 		return ""
 	}
-	return fmt.Sprintf("the transcript's tail is attributed to %s; %s can be decided only by its own turn_result", e.TailOwner, e.Target)
+	return fmt.Sprintf("the transcript's tail is attributed to %s; %s can be decided only by evidence that names it (its own turn_result, or its own record proven absent)", e.TailOwner, e.Target)
 })
