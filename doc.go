@@ -51,8 +51,12 @@
 // # Errors
 //
 // ErrUnreadableLedger (the ledger could not be read: nothing appended) and
-// ErrNoTranscript (Status: no history to recover from) classify errors;
-// both wrap the store's own cause, so errors.Is also finds
+// ErrNoTranscript (Status: a transcript that exists but cannot be read)
+// classify errors; a missing or empty transcript is not an error but a
+// state (RecoveryStatus.Transcript is TranscriptMissing or TranscriptEmpty),
+// the one a kill right after a prompt's admission leaves, answered with an
+// empty history and what Reconcile decides for the prompt. Both classes
+// wrap the store's own cause, so errors.Is also finds
 // context.Canceled, fs.ErrPermission or adapters.ErrInvalidSessionID. A
 // failed append is returned as is; terminals after it are not attempted.
 package tailproof

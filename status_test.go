@@ -242,6 +242,9 @@ func FuzzStatus(f *testing.F) {
 				continue
 			}
 			_ = st.Describe()
+			if transcript == "" && st.Transcript != TranscriptEmpty || transcript != "" && st.Transcript == TranscriptMissing {
+				t.Fatalf("transcript state %s for %d bytes", st.Transcript, len(transcript))
+			}
 			if st.Cancelled && st.CanContinue || st.Kind == PlanDegradedHistory && st.CanContinue {
 				t.Fatalf("offered what must not be offered:\n%s", st.Describe())
 			}

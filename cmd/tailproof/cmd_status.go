@@ -101,7 +101,8 @@ type statusJSON struct {
 	Degraded       *string  `json:"degraded"`
 	Owners         []string `json:"owners"`
 	LedgerInFlight []string `json:"ledgerInFlight"`
-	// TranscriptState is present, missing or empty (cli.TranscriptState).
+	// TranscriptState is present, missing or empty
+	// (tailproof.RecoveryStatus.Transcript).
 	TranscriptState string `json:"transcriptState"`
 	// Input and Warnings: what the transcript and ledger held (see
 	// cli.InputReport).
@@ -143,6 +144,7 @@ func toStatusJSON(st tailproof.RecoveryStatus) statusJSON {
 		Notice: strPtr(st.Notice), Cancelled: st.Cancelled, CancelledBy: append([]string{}, st.CancelledBy...),
 		SettledBy: strPtr(st.SettledBy), Guessed: st.Guessed, Guesses: append([]string{}, st.Guesses...),
 		Degraded: strPtr(st.Degraded), Owners: []string{}, LedgerInFlight: append([]string{}, st.Dangling...),
+		TranscriptState: string(st.Transcript),
 	}
 	for _, p := range st.Resend {
 		out.Resend = append(out.Resend, partJSON{Part: rawPart(p.Part.Raw), Record: strPtr(p.Source.UUID),
@@ -194,12 +196,8 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		defer sess.Close()
 		// A named --transcript that does not exist failed in open (exit 3);
 		// in Qwen's layout a missing or empty transcript is what a kill
-		// right after admission leaves, and gets a status.
-		tstate, tline := cli.TranscriptState(sess)
-		var transcripts adapters.TranscriptStore = sess.Store
-		if tstate == cli.TranscriptMissing {
-			transcripts = cli.EmptyTranscript{Store: sess.Store}
-		}
+		// right after admission leaves, and Status answers it
+		// (RecoveryStatus.Transcript).
 		input := cli.InputReport{Transcript: &sess.Transcript}
 		var ledger adapters.LedgerStore
 		if sess.Ledger.Path != "" {
@@ -211,7 +209,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				ledger = sess.Store
 			}
 		}
-		st, err := tailproof.Status(ctx, transcripts, sess.ID, tailproof.StatusOptions{
+		st, err := tailproof.Status(ctx, sess.Store, sess.ID, tailproof.StatusOptions{
 			Ledger: ledger, Owners: owners, Reference: *reference, AllowAutoContinue: *auto,
 		})
 		if err != nil {
@@ -221,7 +219,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		// the status found it degraded, or under --reference, which skips
 		// undecodable lines without a word.
 		switch {
-		case tstate == cli.TranscriptMissing:
+		case st.Transcript == tailproof.TranscriptMissing:
 		case st.Degraded != "" || *reference:
 			rep, err := cli.ScanTranscript(sess.OpenTranscript(ctx), 0)
 			if err != nil {
@@ -235,15 +233,12 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		w := &cli.Printer{W: stdout}
 		if *asJSON {
 			out := toStatusJSON(st)
-			out.TranscriptState, out.Input, out.Warnings = tstate, input, input.Warnings()
+			out.Input, out.Warnings = input, input.Warnings()
 			if *trace {
 				out.Trace = st.Trace
 			}
 			w.JSON(out)
 			return w.Err()
-		}
-		if tline != "" {
-			w.Printf("%s\n", tline)
 		}
 		w.Printf("%s", st.Describe())
 		w.Tail(input.Warnings(), st.Trace, *trace)
