@@ -150,7 +150,7 @@ type Input struct {
 	// Transcript is the transcript's state ("" reads as TranscriptPresent).
 	Transcript TranscriptState
 	History    apihistory.Result
-	Mode      interruption.Mode
+	Mode       interruption.Mode
 	// Identity: the target's own turn_result may settle the tail (false
 	// under the reference's rules, which read no identities).
 	Identity bool
