@@ -100,8 +100,9 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 		rin.Workspace = ws.Workspace() // as Reconcile: the pending verdict is the same
 	}
 	core := reconcile.New(rin)
+	last := &lastPrompt{core: core, ledgerRead: opts.Ledger != nil}
 	if opts.Ledger != nil {
-		if err := feedLedger(ctx, opts.Ledger, sessionID, core, nil); err != nil {
+		if err := feedLedger(ctx, opts.Ledger, sessionID, core, last.addLedger); err != nil {
 			return fail(fmt.Errorf("tailproof: status%s: %w", sessionLabel(sessionID), err))
 		}
 		in.Dangling = core.Dangling()
@@ -112,7 +113,7 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 
 	// Without payloads, as Reconcile walks: fillPayloads reads back only
 	// the records of the parts the plan prints.
-	chain, err, werr := walkTranscript(ctx, store, sessionID, qwen.LoadOptions{MaxLineBytes: opts.MaxLineBytes}, core)
+	chain, err, werr := walkTranscript(ctx, store, sessionID, qwen.LoadOptions{MaxLineBytes: opts.MaxLineBytes}, last)
 	switch {
 	case err != nil && errors.Is(err, adapters.ErrNotFound):
 		// A kill right after admission leaves no transcript: the history
@@ -144,10 +145,12 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 		in.Pending = pendingOf(core.Ready(), in.Target)
 		tracef("reconcile core: %s %s%s", in.Target, in.Pending.Outcome, orNothing(": ", in.Pending.Why))
 	}
+	in.Last = last.input(rules, in.Target)
 	st := recovery.Plan(in)
 	if err := fillPayloads(ctx, store, sessionID, &st, opts.MaxLineBytes); err != nil {
 		return fail(fmt.Errorf("tailproof: status%s: %w: %w", sessionLabel(sessionID), ErrNoTranscript, err))
 	}
+	fillTurnParts(&st)
 	return st, nil
 }
 

@@ -140,6 +140,9 @@ type Status struct {
 	Dangling []string
 	// Trace lists the folds and decisions that led here.
 	Trace []string
+	// Turn is the session's last prompt as every harness's `turn` object
+	// describes its last turn; nil when the session names none.
+	Turn *Turn
 }
 
 // Input is everything a recovery plan is computed from: what the façade
@@ -169,6 +172,9 @@ type Input struct {
 	Pending Pending
 	// Trace is the trace so far (the façade's folds); the plan appends.
 	Trace []string
+	// Last is what the façade knows of the session's last prompt, from
+	// which the plan derives Status.Turn.
+	Last TurnInput
 }
 
 // Pending is what the reconcile core decides, before its fence and clock,
@@ -254,6 +260,7 @@ func Plan(in Input) Status {
 		}
 	}
 	st.decide(in)
+	st.Turn = lastTurn(in, &st)
 	return st
 }
 
