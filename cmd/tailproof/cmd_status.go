@@ -104,6 +104,10 @@ type statusJSON struct {
 	// TranscriptState is present, missing or empty
 	// (tailproof.RecoveryStatus.Transcript).
 	TranscriptState string `json:"transcriptState"`
+	// Turn is the session's last prompt in the shape `status --harness`
+	// prints for every harness (tailproof.StatusSummary); null when the
+	// session names no prompt.
+	Turn *tailproof.TurnSummary `json:"turn"`
 	// Input and Warnings: what the transcript and ledger held (see
 	// cli.InputReport).
 	Input    cli.InputReport `json:"input"`
@@ -144,7 +148,7 @@ func toStatusJSON(st tailproof.RecoveryStatus) statusJSON {
 		Notice: strPtr(st.Notice), Cancelled: st.Cancelled, CancelledBy: append([]string{}, st.CancelledBy...),
 		SettledBy: strPtr(st.SettledBy), Guessed: st.Guessed, Guesses: append([]string{}, st.Guesses...),
 		Degraded: strPtr(st.Degraded), Owners: []string{}, LedgerInFlight: append([]string{}, st.Dangling...),
-		TranscriptState: string(st.Transcript),
+		TranscriptState: string(st.Transcript), Turn: tailproof.StatusSummary(st),
 	}
 	for _, p := range st.Resend {
 		out.Resend = append(out.Resend, partJSON{Part: rawPart(p.Part.Raw), Record: strPtr(p.Source.UUID),
@@ -175,7 +179,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	return cli.Main(stderr, "status", func() error {
 		fs := cli.NewFlagSet("status",
-			"usage: tailproof status (--transcript FILE [--ledger FILE] | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--owner CLASS:TURN]... [--json] [--trace] [--reference] [--allow-auto-continue]")
+			"usage: tailproof status [--harness qwen] (--transcript|--file FILE [--ledger FILE] | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--owner CLASS:TURN]... [--json] [--trace] [--reference] [--allow-auto-continue]")
 		var (
 			sf        sessionFlags
 			owners    ownerFlags
@@ -241,6 +245,9 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return w.Err()
 		}
 		w.Printf("%s", st.Describe())
+		if t := tailproof.StatusSummary(st); t != nil {
+			printTurn(w, *t)
+		}
 		w.Tail(input.Warnings(), st.Trace, *trace)
 		return w.Err()
 	})
