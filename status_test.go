@@ -267,6 +267,11 @@ func FuzzStatus(f *testing.F) {
 				continue
 			}
 			_ = st.Describe()
+			_ = st.Turn.Describe()
+			if sum := StatusSummary(st); sum != nil && (sum.Verdict != "completed" && sum.Verdict != "interrupted" && sum.Verdict != "unknown" ||
+				sum.Verdict == "unknown" && len(sum.Vetoes) == 0 || sum.Verdict != "unknown" && sum.Because == "") {
+				t.Fatalf("turn %+v", sum)
+			}
 			if transcript == "" && st.Transcript != TranscriptEmpty || transcript != "" && st.Transcript == TranscriptMissing {
 				t.Fatalf("transcript state %s for %d bytes", st.Transcript, len(transcript))
 			}

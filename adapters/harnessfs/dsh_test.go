@@ -17,7 +17,7 @@ import (
 
 // dshTree is a root holding both layouts: v1 logs in their cwd buckets
 // and _no-cwd, a v0 session directory in its project directory.
-func dshTree(t *testing.T) (*memory.FS, harnessfs.DSH) {
+func dshTree(t testing.TB) (*memory.FS, harnessfs.DSH) {
 	t.Helper()
 	m := memory.NewFS()
 	d := harnessfs.DSH{Root: "/srv/dsh"}
@@ -188,4 +188,35 @@ func TestDSHRealSymlinksOut(t *testing.T) {
 	if l, err := d.ByWorkspace(vfs.OS, proj, "sess-00"); err != nil || len(l.Sessions) != 1 {
 		t.Errorf("the real log: %+v %v", l, err)
 	}
+}
+
+// FuzzDSHByID: any id is refused as invalid or looked up without error, and
+// what it finds is the one file its encoded segment names, inside the root.
+func FuzzDSHByID(f *testing.F) {
+	for _, id := range []string{"sess-01", "a/b", "..", ".", "../x", "\x00", "\xed\xa0\x80", "~002E", "sess-04", strings.Repeat("é", 49)} {
+		f.Add(id)
+	}
+	m, d := dshTree(f)
+	f.Fuzz(func(t *testing.T, id string) {
+		l, err := d.ByID(m, id)
+		if err != nil {
+			if !errors.Is(err, harnessfs.ErrInvalidID) {
+				t.Fatalf("id %q: %v", id, err)
+			}
+			return
+		}
+		seg, err := harnessfs.DSHSegment(id)
+		if err != nil || strings.ContainsAny(seg, "/\\\x00") || seg == "." || seg == ".." {
+			t.Fatalf("id %q: segment %q %v", id, seg, err)
+		}
+		for _, s := range l.Sessions {
+			rel, err := filepath.Rel(d.Root, s.Path)
+			if err != nil || strings.HasPrefix(rel, "..") {
+				t.Fatalf("id %q found %s outside the root", id, s.Path)
+			}
+			if filepath.Base(s.Path) != seg+".jsonl" && filepath.Base(filepath.Dir(s.Path)) != seg {
+				t.Fatalf("id %q (segment %q) found %s", id, seg, s.Path)
+			}
+		}
+	})
 }
