@@ -14,7 +14,10 @@
 //     what the persisted tail means for recovery (clean, interrupted
 //     prompt, interrupted tool turn, degraded history), the exact parts a
 //     continuation would resend, and whether the evidence supports a notice,
-//     an offer or an automatic continuation.
+//     an offer or an automatic continuation; Transcript says whether the
+//     transcript exists and holds a record, and Turn (StatusSummary: the
+//     `turn` object every harness prints) is the last prompt with its
+//     verdict, vetoes, real-user text to resend and dangling calls.
 //   - RecentTerminals(ctx, store, sessionID): the last 64 terminals, read
 //     exactly as Qwen Code's load response reads them.
 //   - Codecs(): the registry of built-in formats (events.Registry).
