@@ -220,3 +220,21 @@ func FuzzDSHByID(f *testing.F) {
 		}
 	})
 }
+
+// TestDSHBothLayouts: one id in a v1 bucket and a v0 project directory is
+// two sessions — the caller's to refuse as ambiguous, never to pick from.
+func TestDSHBothLayouts(t *testing.T) {
+	m, d := dshTree(t)
+	key, _ := dshlog.ProjectKey("/work/proj")
+	if err := m.WriteFile(filepath.Join(d.Root, key, "sess-01", dshlog.V0ZstdName), []byte("v0"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := d.ByID(m, "sess-01")
+	if err != nil || len(l.Sessions) != 2 {
+		t.Fatalf("%+v %v", l, err)
+	}
+	w, err := d.ByWorkspace(m, "/work/proj", "sess-01")
+	if err != nil || len(w.Sessions) != 2 {
+		t.Fatalf("by workspace: %+v %v", w, err)
+	}
+}
