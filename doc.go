@@ -14,7 +14,10 @@
 //     what the persisted tail means for recovery (clean, interrupted
 //     prompt, interrupted tool turn, degraded history), the exact parts a
 //     continuation would resend, and whether the evidence supports a notice,
-//     an offer or an automatic continuation.
+//     an offer or an automatic continuation; Transcript says whether the
+//     transcript exists and holds a record, and Turn (StatusSummary: the
+//     `turn` object every harness prints) is the last prompt with its
+//     verdict, vetoes, real-user text to resend and dangling calls.
 //   - RecentTerminals(ctx, store, sessionID): the last 64 terminals, read
 //     exactly as Qwen Code's load response reads them.
 //   - Codecs(): the registry of built-in formats (events.Registry).
@@ -51,8 +54,12 @@
 // # Errors
 //
 // ErrUnreadableLedger (the ledger could not be read: nothing appended) and
-// ErrNoTranscript (Status: no history to recover from) classify errors;
-// both wrap the store's own cause, so errors.Is also finds
+// ErrNoTranscript (Status: a transcript that exists but cannot be read)
+// classify errors; a missing or empty transcript is not an error but a
+// state (RecoveryStatus.Transcript is TranscriptMissing or TranscriptEmpty),
+// the one a kill right after a prompt's admission leaves, answered with an
+// empty history and what Reconcile decides for the prompt. Both classes
+// wrap the store's own cause, so errors.Is also finds
 // context.Canceled, fs.ErrPermission or adapters.ErrInvalidSessionID. A
 // failed append is returned as is; terminals after it are not attempted.
 package tailproof

@@ -181,7 +181,7 @@ func feedLedger(ctx context.Context, store adapters.LedgerStore, sid string, cor
 // it restarts the core's feed (StartChain) and walks the active chain after
 // the index. loadErr: the chain could not be indexed; walkErr: the walk
 // failed.
-func walkTranscript(ctx context.Context, store adapters.TranscriptStore, sid string, opts qwen.LoadOptions, core *reconcile.Core) (chain *qwen.Chain, loadErr, walkErr error) {
+func walkTranscript(ctx context.Context, store adapters.TranscriptStore, sid string, opts qwen.LoadOptions, core chainFeed) (chain *qwen.Chain, loadErr, walkErr error) {
 	open := func() (io.ReadCloser, error) { return store.OpenTranscript(ctx, sid) }
 	core.StartChain()
 	chain, err := qwen.Scan(open, opts, func(_ int, e events.Event) error { return core.AddChainEvent(e) }, core.StartChain)
@@ -189,6 +189,13 @@ func walkTranscript(ctx context.Context, store adapters.TranscriptStore, sid str
 		return nil, err, nil
 	}
 	return chain, nil, err
+}
+
+// chainFeed is what walkTranscript feeds: a reconcile.Core, or Status's
+// core with its last-prompt watch beside it.
+type chainFeed interface {
+	StartChain()
+	AddChainEvent(events.Event) error
 }
 
 // feedTranscript walks the transcript into the core for a reconciliation:

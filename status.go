@@ -21,6 +21,16 @@ type (
 	Action         = recovery.Action
 	Support        = recovery.Support
 	RecoveryStatus = recovery.Status
+	// TranscriptState is RecoveryStatus.Transcript: present, missing or
+	// empty.
+	TranscriptState = recovery.TranscriptState
+)
+
+// Transcript states (see machines/recovery).
+const (
+	TranscriptPresent = recovery.TranscriptPresent
+	TranscriptMissing = recovery.TranscriptMissing
+	TranscriptEmpty   = recovery.TranscriptEmpty
 )
 
 // Plan kinds and continuation modes (see machines/recovery).
@@ -58,8 +68,10 @@ type StatusOptions struct {
 	MaxLineBytes int
 }
 
-// ErrNoTranscript classifies a session whose transcript is missing or cannot
-// be read at all: there is no history to recover from.
+// ErrNoTranscript classifies a session whose transcript cannot be read at
+// all (a read error other than its absence): there is no history to recover
+// from. A missing transcript is not an error: Status answers with
+// Transcript TranscriptMissing.
 var ErrNoTranscript = errors.New("transcript unreadable")
 
 // Status reads sessionID's transcript (and, optionally, ledger) and says what
@@ -80,7 +92,7 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 	in := recovery.Input{SessionID: sessionID, Owners: opts.Owners, Mode: rules.Trim, Identity: rules.Identity, AllowAutoContinue: opts.AllowAutoContinue}
 	tracef := func(format string, args ...any) { in.Trace = append(in.Trace, fmt.Sprintf(format, args...)) }
 	fail := func(err error) (RecoveryStatus, error) {
-		return RecoveryStatus{SessionID: sessionID, Owners: opts.Owners, Mode: rules.Trim, Dangling: in.Dangling, Trace: in.Trace}, err
+		return RecoveryStatus{SessionID: sessionID, Transcript: in.Transcript, Owners: opts.Owners, Mode: rules.Trim, Dangling: in.Dangling, Trace: in.Trace}, err
 	}
 
 	rin := reconcile.Input{Rules: rules}
@@ -88,8 +100,9 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 		rin.Workspace = ws.Workspace() // as Reconcile: the pending verdict is the same
 	}
 	core := reconcile.New(rin)
+	last := &lastPrompt{core: core, ledgerRead: opts.Ledger != nil}
 	if opts.Ledger != nil {
-		if err := feedLedger(ctx, opts.Ledger, sessionID, core, nil); err != nil {
+		if err := feedLedger(ctx, opts.Ledger, sessionID, core, last.addLedger); err != nil {
 			return fail(fmt.Errorf("tailproof: status%s: %w", sessionLabel(sessionID), err))
 		}
 		in.Dangling = core.Dangling()
@@ -100,29 +113,44 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 
 	// Without payloads, as Reconcile walks: fillPayloads reads back only
 	// the records of the parts the plan prints.
-	chain, err, werr := walkTranscript(ctx, store, sessionID, qwen.LoadOptions{MaxLineBytes: opts.MaxLineBytes}, core)
-	if err == nil {
-		err = werr
-	}
-	if err != nil {
+	chain, err, werr := walkTranscript(ctx, store, sessionID, qwen.LoadOptions{MaxLineBytes: opts.MaxLineBytes}, last)
+	switch {
+	case err != nil && errors.Is(err, adapters.ErrNotFound):
+		// A kill right after admission leaves no transcript: the history
+		// is empty, and the core decides the pending prompt exactly as
+		// Reconcile does over a missing transcript (feedTranscript).
+		core.ChainUnavailable(err, true)
+		in.Transcript = recovery.TranscriptMissing
+		tracef("fold transcript: missing")
+	case err == nil && werr == nil:
+		core.EndChain(chain, nil)
+		if len(chain.Gaps) > 0 || rules.StrictChain {
+			in.Degraded = chain.Degraded()
+		}
+		in.Transcript = recovery.TranscriptPresent
+		if chain.Objects == 0 && len(chain.BadLines) == 0 {
+			in.Transcript = recovery.TranscriptEmpty
+		}
+		in.History = core.History()
+		tracef("fold transcript: chain %d records, %d gaps, history %d entries", chain.Len, len(chain.Gaps), in.History.Total)
+	default:
+		if err == nil {
+			err = werr
+		}
 		return fail(fmt.Errorf("tailproof: status%s: %w: %w", sessionLabel(sessionID), ErrNoTranscript, err))
 	}
-	core.EndChain(chain, nil)
-	if len(chain.Gaps) > 0 || rules.StrictChain {
-		in.Degraded = chain.Degraded()
-	}
-	in.History = core.History()
-	tracef("fold transcript: chain %d records, %d gaps, history %d entries", chain.Len, len(chain.Gaps), in.History.Total)
 	in.Target = core.Target()
 	in.TurnResult = core.TurnResult(in.Target)
 	if len(in.Dangling) > 0 {
 		in.Pending = pendingOf(core.Ready(), in.Target)
 		tracef("reconcile core: %s %s%s", in.Target, in.Pending.Outcome, orNothing(": ", in.Pending.Why))
 	}
+	in.Last = last.input(rules, in.Target)
 	st := recovery.Plan(in)
 	if err := fillPayloads(ctx, store, sessionID, &st, opts.MaxLineBytes); err != nil {
 		return fail(fmt.Errorf("tailproof: status%s: %w: %w", sessionLabel(sessionID), ErrNoTranscript, err))
 	}
+	fillTurnParts(&st)
 	return st, nil
 }
 

@@ -12,6 +12,8 @@ import (
 
 	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/qwen"
 
 	"github.com/tailproof/tailproof/projections/ownership"
 )
@@ -19,9 +21,10 @@ import (
 // Status scenarios (testdata/status/*.txt) use the reconcile scenario
 // notation for ledger and transcript (scenario_test.go), plus:
 //
-//	status [reference] [ledger] [auto] [owner=<class>:<turn>...]
+//	status [reference] [ledger] [auto] [turn] [owner=<class>:<turn>...]
 //	    prints RecoveryStatus.Describe; ledger passes the scenario ledger,
-//	    auto sets AllowAutoContinue, owner adds live owners.
+//	    auto sets AllowAutoContinue, owner adds live owners; turn prints
+//	    only RecoveryStatus.Turn (the last prompt's `turn` object).
 //	reconcile ...   as in the reconcile scenarios, to show both side by side.
 func TestStatusScenarios(t *testing.T) {
 	runScenarios(t, "testdata/status", map[string]scenarioCmd{"status": statusCmd})
@@ -29,6 +32,7 @@ func TestStatusScenarios(t *testing.T) {
 
 func statusCmd(t *testing.T, s *scenario, d *datadriven.TestData) string {
 	opts := StatusOptions{}
+	turnOnly := false
 	for _, arg := range d.CmdArgs {
 		switch arg.Key {
 		case "reference":
@@ -37,6 +41,8 @@ func statusCmd(t *testing.T, s *scenario, d *datadriven.TestData) string {
 			opts.Ledger = s.store
 		case "auto":
 			opts.AllowAutoContinue = true
+		case "turn":
+			turnOnly = true
 		case "owner":
 			for _, v := range arg.Vals {
 				cs, turn, _ := strings.Cut(v, ":")
@@ -53,6 +59,9 @@ func statusCmd(t *testing.T, s *scenario, d *datadriven.TestData) string {
 	st, err := Status(context.Background(), s.store, s.sid, opts)
 	if err != nil {
 		return fmt.Sprintf("error: %v\n", err)
+	}
+	if turnOnly {
+		return st.Turn.Describe()
 	}
 	return st.Describe()
 }
@@ -178,6 +187,22 @@ func TestStatusAgreesWithReconcileProperty(t *testing.T) {
 					}
 				}
 			}
+			// The turn object is the one dangling prompt, with reconcile's
+			// verdict (cancelled and error are interrupted there), and
+			// resends only real-user text.
+			tv := map[Verdict]string{VerdictCompleted: "completed", VerdictInterrupted: "interrupted",
+				VerdictCancelled: "interrupted", VerdictError: "interrupted", VerdictUnknown: "unknown"}[d.Verdict]
+			if st.Turn == nil || st.Turn.Prompt != target || st.Turn.Verdict != tv {
+				rt.Fatalf("reference=%t: reconcile %s for %s, turn:\n%s", reference, d.Verdict, target, st.Turn.Describe())
+			}
+			for _, p := range st.Turn.Resend {
+				if p.Source.Provenance != events.ProvenanceRealUser || p.Part.Kind != qwen.PartText || len(p.Part.Raw) == 0 {
+					rt.Fatalf("turn resends a part that is not real-user text: %s", st.Turn.Describe())
+				}
+			}
+			if len(st.Turn.Resend) > 0 && st.Turn.Verdict != "interrupted" {
+				rt.Fatalf("turn resends for a %s prompt", st.Turn.Verdict)
+			}
 			if st.Cancelled && st.CanContinue {
 				rt.Fatalf("a cancelled turn is offered:\n%s", st.Describe())
 			}
@@ -242,6 +267,14 @@ func FuzzStatus(f *testing.F) {
 				continue
 			}
 			_ = st.Describe()
+			_ = st.Turn.Describe()
+			if sum := StatusSummary(st); sum != nil && (sum.Verdict != "completed" && sum.Verdict != "interrupted" && sum.Verdict != "unknown" ||
+				sum.Verdict == "unknown" && len(sum.Vetoes) == 0 || sum.Verdict != "unknown" && sum.Because == "") {
+				t.Fatalf("turn %+v", sum)
+			}
+			if transcript == "" && st.Transcript != TranscriptEmpty || transcript != "" && st.Transcript == TranscriptMissing {
+				t.Fatalf("transcript state %s for %d bytes", st.Transcript, len(transcript))
+			}
 			if st.Cancelled && st.CanContinue || st.Kind == PlanDegradedHistory && st.CanContinue {
 				t.Fatalf("offered what must not be offered:\n%s", st.Describe())
 			}

@@ -101,8 +101,13 @@ type statusJSON struct {
 	Degraded       *string  `json:"degraded"`
 	Owners         []string `json:"owners"`
 	LedgerInFlight []string `json:"ledgerInFlight"`
-	// TranscriptState is present, missing or empty (cli.TranscriptState).
+	// TranscriptState is present, missing or empty
+	// (tailproof.RecoveryStatus.Transcript).
 	TranscriptState string `json:"transcriptState"`
+	// Turn is the session's last prompt in the shape `status --harness`
+	// prints for every harness (tailproof.StatusSummary); null when the
+	// session names no prompt.
+	Turn *tailproof.TurnSummary `json:"turn"`
 	// Input and Warnings: what the transcript and ledger held (see
 	// cli.InputReport).
 	Input    cli.InputReport `json:"input"`
@@ -143,6 +148,7 @@ func toStatusJSON(st tailproof.RecoveryStatus) statusJSON {
 		Notice: strPtr(st.Notice), Cancelled: st.Cancelled, CancelledBy: append([]string{}, st.CancelledBy...),
 		SettledBy: strPtr(st.SettledBy), Guessed: st.Guessed, Guesses: append([]string{}, st.Guesses...),
 		Degraded: strPtr(st.Degraded), Owners: []string{}, LedgerInFlight: append([]string{}, st.Dangling...),
+		TranscriptState: string(st.Transcript), Turn: tailproof.StatusSummary(st),
 	}
 	for _, p := range st.Resend {
 		out.Resend = append(out.Resend, partJSON{Part: rawPart(p.Part.Raw), Record: strPtr(p.Source.UUID),
@@ -173,7 +179,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	return cli.Main(stderr, "status", func() error {
 		fs := cli.NewFlagSet("status",
-			"usage: tailproof status (--transcript FILE [--ledger FILE] | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--owner CLASS:TURN]... [--json] [--trace] [--reference] [--allow-auto-continue]")
+			"usage: tailproof status [--harness qwen] (--transcript|--file FILE [--ledger FILE] | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--owner CLASS:TURN]... [--json] [--trace] [--reference] [--allow-auto-continue]")
 		var (
 			sf        sessionFlags
 			owners    ownerFlags
@@ -194,12 +200,8 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		defer sess.Close()
 		// A named --transcript that does not exist failed in open (exit 3);
 		// in Qwen's layout a missing or empty transcript is what a kill
-		// right after admission leaves, and gets a status.
-		tstate, tline := cli.TranscriptState(sess)
-		var transcripts adapters.TranscriptStore = sess.Store
-		if tstate == cli.TranscriptMissing {
-			transcripts = cli.EmptyTranscript{Store: sess.Store}
-		}
+		// right after admission leaves, and Status answers it
+		// (RecoveryStatus.Transcript).
 		input := cli.InputReport{Transcript: &sess.Transcript}
 		var ledger adapters.LedgerStore
 		if sess.Ledger.Path != "" {
@@ -211,7 +213,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				ledger = sess.Store
 			}
 		}
-		st, err := tailproof.Status(ctx, transcripts, sess.ID, tailproof.StatusOptions{
+		st, err := tailproof.Status(ctx, sess.Store, sess.ID, tailproof.StatusOptions{
 			Ledger: ledger, Owners: owners, Reference: *reference, AllowAutoContinue: *auto,
 		})
 		if err != nil {
@@ -221,7 +223,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		// the status found it degraded, or under --reference, which skips
 		// undecodable lines without a word.
 		switch {
-		case tstate == cli.TranscriptMissing:
+		case st.Transcript == tailproof.TranscriptMissing:
 		case st.Degraded != "" || *reference:
 			rep, err := cli.ScanTranscript(sess.OpenTranscript(ctx), 0)
 			if err != nil {
@@ -235,17 +237,17 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		w := &cli.Printer{W: stdout}
 		if *asJSON {
 			out := toStatusJSON(st)
-			out.TranscriptState, out.Input, out.Warnings = tstate, input, input.Warnings()
+			out.Input, out.Warnings = input, input.Warnings()
 			if *trace {
 				out.Trace = st.Trace
 			}
 			w.JSON(out)
 			return w.Err()
 		}
-		if tline != "" {
-			w.Printf("%s\n", tline)
-		}
 		w.Printf("%s", st.Describe())
+		if t := tailproof.StatusSummary(st); t != nil {
+			printTurn(w, *t)
+		}
 		w.Tail(input.Warnings(), st.Trace, *trace)
 		return w.Err()
 	})

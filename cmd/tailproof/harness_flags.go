@@ -110,9 +110,9 @@ type harnessFlags struct {
 func (h *harnessFlags) register(fs *cli.FlagSet) {
 	fs.StringVar(&h.name, "harness", harnessQwen, "the harness that wrote the session: "+harnessNames)
 	fs.StringVar(&h.file, "file", "", "the session file (`PATH`)")
-	fs.StringVar(&h.session, "session", "", "the session `ID`, found under --home (codex, claude)")
+	fs.StringVar(&h.session, "session", "", "the session `ID`, found under --home (codex, claude, dsh)")
 	fs.StringVar(&h.cwd, "cwd", "", "with --session: only the sessions of `WORKSPACE`")
-	fs.StringVar(&h.home, "home", "", "the harness's `DIR`: Codex's $CODEX_HOME (default ~/.codex), Claude Code's $CLAUDE_CONFIG_DIR (default ~/.claude)")
+	fs.StringVar(&h.home, "home", "", "the harness's `DIR`: Codex's $CODEX_HOME (default ~/.codex), Claude Code's $CLAUDE_CONFIG_DIR (default ~/.claude), dsh's sessions root (required)")
 }
 
 // harnessSession is a session file opened under the CLI's file policy: every
@@ -188,8 +188,8 @@ func (h *harnessFlags) open() (*harnessSession, error) {
 	case h.file != "":
 		return openHarnessFile(h.name, th, h.file)
 	case h.session != "":
-		if h.name == harnessDSH {
-			return nil, cli.Usagef("--session finds codex and claude sessions; name a dsh log with --file PATH")
+		if h.name == harnessDSH && h.home == "" {
+			return nil, cli.Usagef("--session with --harness dsh needs --home DIR: the sessions root dsh's persistence was configured with (dsh has no default)")
 		}
 		return h.discover(th)
 	case h.cwd != "" || h.home != "":
@@ -259,6 +259,8 @@ func (h *harnessFlags) discover(th turn.Harness) (*harnessSession, error) {
 			c.Home = h.home
 		}
 		root = c.Home
+	case harnessDSH:
+		root = h.home
 	default:
 		c := harnessfs.ClaudeConfigDir(os.Getenv, home)
 		if h.home != "" {
@@ -266,7 +268,12 @@ func (h *harnessFlags) discover(th turn.Harness) (*harnessSession, error) {
 		}
 		root = c.ConfigDir
 	}
-	if err := harnessfs.CheckID(h.session); err != nil {
+	if h.name == harnessDSH {
+		// dsh ids are any string its EncodeSegment maps onto one segment.
+		if _, err := harnessfs.DSHSegment(h.session); err != nil {
+			return nil, cli.Usagef("--session %q is not a dsh session id (non-empty UTF-8, at most %d bytes once encoded as one path segment)", h.session, harnessfs.MaxDSHSegment)
+		}
+	} else if err := harnessfs.CheckID(h.session); err != nil {
 		return nil, cli.Usagef("--session %q is not a session id (letters, digits, '-' and '_', at most 128 bytes)", h.session)
 	}
 	root, err := filepath.Abs(root)
@@ -293,6 +300,13 @@ func (h *harnessFlags) discover(th turn.Harness) (*harnessSession, error) {
 			l, err = c.ByWorkspace(fsys, h.cwd)
 		} else {
 			l, err = c.Sessions(fsys)
+		}
+	case harnessDSH:
+		d := harnessfs.DSH{Root: root}
+		if h.cwd != "" {
+			l, err = d.ByWorkspace(fsys, h.cwd, h.session)
+		} else {
+			l, err = d.ByID(fsys, h.session)
 		}
 	default:
 		c := harnessfs.Claude{ConfigDir: root}
@@ -333,12 +347,21 @@ func (h *harnessFlags) discover(th turn.Harness) (*harnessSession, error) {
 	if err := cli.CheckNamed(fsys, "session file", match[0].Path); err != nil {
 		return fail(err)
 	}
-	return &harnessSession{Name: h.name, Harness: th, Path: match[0].Path, Skipped: l.Skipped, fsys: fsys}, nil
+	s := &harnessSession{Name: h.name, Harness: th, Path: match[0].Path, Skipped: l.Skipped, fsys: fsys}
+	if h.name == harnessDSH && isDSHV0Name(filepath.Base(s.Path)) {
+		if err := s.loadDSHV0(); err != nil {
+			return fail(err)
+		}
+	}
+	return s, nil
 }
 
 func rootEnv(name string) string {
-	if name == harnessCodex {
+	switch name {
+	case harnessCodex:
 		return "$CODEX_HOME or ~/.codex"
+	case harnessDSH:
+		return "dsh has no default root"
 	}
 	return "$CLAUDE_CONFIG_DIR or ~/.claude"
 }

@@ -31,6 +31,10 @@ import (
 //	$D/dsh-v0/--home-me-proj--/sess-01/session.jsonl.zstd  the bundled dsh v0 log;
 //	                         sess-02 its first half (a torn frame); sess-03 a raw
 //	                         session.jsonl whose header is not one
+//	$D/dsh-v1/cwd-79903f0c2002/sess-01.jsonl  the crashed dsh example (cwd /proj) in a
+//	                         v1 root; sess-09.jsonl beside it a link to $OUT, the
+//	                         _no-cwd bucket a link to $OUT/dsh-bucket (sess-08), and
+//	                         $D/dsh-v0/--home-me-proj--/sess-07 a link to a v0 log's directory
 //	$S/huge-codex.jsonl      a Codex session with a line over the 64 MiB limit
 const (
 	codexID    = "0199c0de-0000-7000-8000-000000000001"
@@ -39,6 +43,8 @@ const (
 	claudeID   = "5e9203a5-ffbc-40b3-a9a4-13bccc5f74c4"
 	claudeFIFO = "5e9203a5-ffbc-40b3-a9a4-0000000000f1"
 	claudeOut  = "5e9203a5-ffbc-40b3-a9a4-0000000000b1"
+	// dshProjBucket is dsh's v1 bucket of workspace /proj.
+	dshProjBucket = "cwd-79903f0c2002"
 )
 
 func (h *hostileTree) harnessFixtures(t *testing.T) {
@@ -91,6 +97,17 @@ func (h *hostileTree) harnessFixtures(t *testing.T) {
 	write(filepath.Join(h.d, "dsh-v0", "--home-me-proj--", "sess-01", "session.jsonl.zstd"), z)
 	write(filepath.Join(h.d, "dsh-v0", "--home-me-proj--", "sess-02", "session.jsonl.zstd"), z[:len(z)/2])
 	write(filepath.Join(h.d, "dsh-v0", "--home-me-proj--", "sess-03", "session.jsonl"), []byte("not a v0 header\n"))
+	// dsh discovery (--session under --home): a v1 root holding the crashed
+	// example in its /proj bucket, a link out of the root in its place for
+	// sess-09, a linked _no-cwd bucket; a v0 session directory linked out.
+	v1 := read("../../examples/dsh/crashed-session.jsonl")
+	write(filepath.Join(h.d, "dsh-v1", dshProjBucket, "sess-01.jsonl"), v1)
+	write(filepath.Join(h.out, "dsh-secret.jsonl"), v1)
+	link(filepath.Join(h.out, "dsh-secret.jsonl"), filepath.Join(h.d, "dsh-v1", dshProjBucket, "sess-09.jsonl"))
+	write(filepath.Join(h.out, "dsh-bucket", "sess-08.jsonl"), v1)
+	link(filepath.Join(h.out, "dsh-bucket"), filepath.Join(h.d, "dsh-v1", "_no-cwd"))
+	write(filepath.Join(h.out, "dsh-v0-sess", "session.jsonl.zstd"), z)
+	link(filepath.Join(h.out, "dsh-v0-sess"), filepath.Join(h.d, "dsh-v0", "--home-me-proj--", "sess-07"))
 	huge := filepath.Join(h.s, "huge-codex.jsonl")
 	if _, err := os.Stat(huge); err != nil {
 		b := append(append([]byte{}, whole...), bytes.Repeat([]byte("x"), events.DefaultMaxLineBytes+1)...)

@@ -29,7 +29,7 @@ func TestReadmeHarnessExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := 0
-	var claudeOut string
+	var claudeOut, qwenOut string
 	for _, line := range strings.Split(sec, "\n") {
 		rest, ok := strings.CutPrefix(line, "go run ./cmd/tailproof ")
 		if !ok {
@@ -45,6 +45,9 @@ func TestReadmeHarnessExamples(t *testing.T) {
 		if len(args) > 2 && args[0] == "status" && args[2] == "claude" {
 			claudeOut = out.String()
 		}
+		if len(args) > 2 && args[0] == "status" && args[2] == "qwen" {
+			qwenOut = out.String()
+		}
 		ran++
 	}
 	if ran < 8 {
@@ -54,5 +57,10 @@ func TestReadmeHarnessExamples(t *testing.T) {
 	quoted, _, _ = strings.Cut(quoted, "```")
 	if quoted == "" || !strings.Contains(claudeOut, quoted) {
 		t.Fatalf("README quotes\n%s\nbut the command prints\n%s", quoted, claudeOut)
+	}
+	_, quoted, _ = strings.Cut(sec, "a prompt killed during a tool call, reads:\n\n```\n")
+	quoted, _, _ = strings.Cut(quoted, "```")
+	if quoted == "" || !strings.Contains(qwenOut, quoted) {
+		t.Fatalf("README quotes\n%s\nbut the Qwen command prints\n%s", quoted, qwenOut)
 	}
 }

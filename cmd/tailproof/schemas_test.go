@@ -191,6 +191,8 @@ func TestSchemas(t *testing.T) {
 			{qwen(missingT), "missing"},
 			{qwen(emptyT), "empty"},
 			{[]string{"--transcript", filepath.Join(chats, exampleToolTurn+".jsonl"), "--reference"}, "present"},
+			{[]string{"--harness", "qwen", "--file", filepath.Join(chats, exampleToolTurn+".jsonl")}, "present"},
+			{[]string{"--harness", "qwen", "--file", filepath.Join(chats, exampleToolTurn+".jsonl"), "--ledger", filepath.Join(chats, exampleToolTurn+".ledger.jsonl")}, "present"},
 		} {
 			out := runJSON(t, cli.OK, append([]string{"status", "--json"}, c.args...)...)
 			s.check("status.schema.json", "status "+strings.Join(c.args, " "), out)
@@ -199,6 +201,11 @@ func TestSchemas(t *testing.T) {
 			}
 			if slices.Contains(c.args, "--trace") && !bytes.Contains(out, []byte(`"trace":["`)) {
 				t.Errorf("status --json --trace dropped the trace: %s", clip(out))
+			}
+			// Every state names the prompt in flight or the chain's last:
+			// the turn object is there (its shape is harness-status's).
+			if !bytes.Contains(out, []byte(`"turn":{"id":"`)) {
+				t.Errorf("status %s: no turn object: %s", strings.Join(c.args, " "), clip(out))
 			}
 			// A missing or empty transcript settled no turn: the reason
 			// names the prompt in flight and says its outcome is unknown,

@@ -40,6 +40,12 @@ func plural(n int, one, many string) string {
 // bytes.
 func (st Status) Describe() string {
 	var b strings.Builder
+	switch st.Transcript {
+	case TranscriptMissing:
+		b.WriteString("transcript: missing: nothing of the session's history was written (a kill right after a prompt's admission leaves this); the status describes an empty history\n")
+	case TranscriptEmpty:
+		b.WriteString("transcript: empty: no record was written; the status describes an empty history\n")
+	}
 	fmt.Fprintf(&b, "kind: %s", st.Kind)
 	if st.TailKind != st.Kind {
 		fmt.Fprintf(&b, " (tail: %s)", st.TailKind)

@@ -69,11 +69,25 @@ type Support struct {
 	AutoExecute Action
 }
 
+// TranscriptState says what the store held of the session's transcript. A
+// kill right after a prompt's admission leaves the ledger's in_flight record
+// and no transcript (Missing), or one with no record in it (Empty): states
+// to describe, not errors. Both are an empty history.
+type TranscriptState string
+
+const (
+	TranscriptPresent TranscriptState = "present"
+	TranscriptMissing TranscriptState = "missing"
+	TranscriptEmpty   TranscriptState = "empty"
+)
+
 // Status is what a session's persisted tail means for recovery and whether a
 // continuation may start now.
 type Status struct {
 	SessionID string
-	Kind      PlanKind
+	// Transcript says whether the transcript exists and holds a record.
+	Transcript TranscriptState
+	Kind       PlanKind
 	// TailKind is the kind the tail would have if the history were intact
 	// (clean, interrupted_prompt or interrupted_turn): equal to Kind except
 	// under degraded_history, which withholds it.
@@ -126,6 +140,9 @@ type Status struct {
 	Dangling []string
 	// Trace lists the folds and decisions that led here.
 	Trace []string
+	// Turn is the session's last prompt as every harness's `turn` object
+	// describes its last turn; nil when the session names none.
+	Turn *Turn
 }
 
 // Input is everything a recovery plan is computed from: what the façade
@@ -133,8 +150,10 @@ type Status struct {
 // answered (the target and its turn_result), plus the caller's facts.
 type Input struct {
 	SessionID string
-	History   apihistory.Result
-	Mode      interruption.Mode
+	// Transcript is the transcript's state ("" reads as TranscriptPresent).
+	Transcript TranscriptState
+	History    apihistory.Result
+	Mode       interruption.Mode
 	// Identity: the target's own turn_result may settle the tail (false
 	// under the reference's rules, which read no identities).
 	Identity bool
@@ -153,6 +172,9 @@ type Input struct {
 	Pending Pending
 	// Trace is the trace so far (the façade's folds); the plan appends.
 	Trace []string
+	// Last is what the façade knows of the session's last prompt, from
+	// which the plan derives Status.Turn.
+	Last TurnInput
 }
 
 // Pending is what the reconcile core decides, before its fence and clock,
@@ -179,7 +201,10 @@ const (
 
 // Plan classifies the tail and decides what the evidence supports.
 func Plan(in Input) Status {
-	st := Status{SessionID: in.SessionID, Owners: in.Owners, Mode: in.Mode, Degraded: in.Degraded, Dangling: in.Dangling, Trace: in.Trace}
+	st := Status{SessionID: in.SessionID, Transcript: in.Transcript, Owners: in.Owners, Mode: in.Mode, Degraded: in.Degraded, Dangling: in.Dangling, Trace: in.Trace}
+	if st.Transcript == "" {
+		st.Transcript = TranscriptPresent
+	}
 	tracef := func(format string, args ...any) { st.Trace = append(st.Trace, fmt.Sprintf(format, args...)) }
 	c := interruption.ClassifyTail(in.History, in.Mode)
 	st.Trimmed = c.Tail.Trimmed
@@ -235,6 +260,7 @@ func Plan(in Input) Status {
 		}
 	}
 	st.decide(in)
+	st.Turn = lastTurn(in, &st)
 	return st
 }
 
@@ -349,7 +375,7 @@ func (st *Status) cleanReason(in Input) (reason, notice string) {
 		return "prompt " + p.Prompt + ", in flight in the ledger, never started: no record of its turn follows its admission (reconcile: interrupted); nothing of it can be continued",
 			"The previous prompt was accepted but never started; nothing of it was recorded, so nothing will be continued."
 	case p.Outcome == OutcomeUnknown && in.History.Total == 0:
-		return "no turn settled: prompt " + p.Prompt + " is in flight in the ledger and the transcript holds no history, so whether it never started or its records were lost cannot be known (reconcile: unknown: " + p.Why + "); there is nothing to continue",
+		return "no turn settled: prompt " + p.Prompt + " is in flight in the ledger and " + noHistory(in.Transcript) + ", so whether it never started or its records were lost cannot be known (reconcile: unknown: " + p.Why + "); there is nothing to continue",
 			"The previous prompt was accepted but nothing of it was recorded; its outcome cannot be determined and nothing will be continued."
 	default:
 		return "the transcript's last turn settled, but prompt " + p.Prompt + ", in flight in the ledger, is not proven to be that turn (reconcile: " + p.Outcome + pendingWhy(p) + "); there is nothing to continue",
@@ -359,6 +385,14 @@ func (st *Status) cleanReason(in Input) (reason, notice string) {
 		return "the history holds no turn: nothing to continue", ""
 	}
 	return "the last turn settled: nothing to continue", ""
+}
+
+// noHistory says why the history is empty.
+func noHistory(t TranscriptState) string {
+	if t == TranscriptMissing {
+		return "the transcript does not exist"
+	}
+	return "the transcript holds no history"
 }
 
 func pendingWhy(p Pending) string {
