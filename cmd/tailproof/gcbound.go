@@ -42,7 +42,7 @@ func boundedGCPercent(live uint64) int {
 // every collection, for the life of the process. A finalizer on a fresh
 // sentinel runs once per cycle (the sentinel is unreachable as soon as it is
 // made) and re-arms itself; it changes the percent only when it moved by more
-// than an eighth, so most cycles cost one metrics read.
+// than an eighth or reached a bound, so most cycles cost one metrics read.
 func boundGCHeadroom() {
 	cur := gcMaxPercent
 	debug.SetGCPercent(cur)
@@ -53,7 +53,8 @@ func boundGCHeadroom() {
 		runtime.SetFinalizer(sentinel, func(*[16]byte) {
 			metrics.Read(s)
 			if s[0].Value.Kind() == metrics.KindUint64 {
-				if p := boundedGCPercent(s[0].Value.Uint64()); p*8 < cur*7 || p*8 > cur*9 {
+				p := boundedGCPercent(s[0].Value.Uint64())
+				if p != cur && (p == gcMinPercent || p == gcMaxPercent || p*8 < cur*7 || p*8 > cur*9) {
 					cur = p
 					debug.SetGCPercent(p)
 				}
