@@ -8,7 +8,7 @@
 // out in first-appearance order), recentPromptTerminalRecords (the last 64
 // terminals in file order) and the settled-set / latest-admission logic of
 // reconcileDanglingPromptTerminals. Memory is a compact fact per distinct
-// prompt (about 80 bytes with its id) plus the records of the open prompts,
+// prompt (about 60 bytes with its interned id) plus the records of the open prompts,
 // never proportional to the number of records.
 package ledgerview
 
@@ -56,13 +56,13 @@ type topTerm struct {
 
 // View is the folded ledger. The zero value is not ready; use New.
 //
-// Memory: one map entry and one 32-byte fact per distinct prompt, the
+// Memory: an interned id and one 32-byte fact per distinct prompt, the
 // records of the prompts that are open (latest in_flight), the last 64
 // terminals and the deadline terminals. Every query but the two
 // predecessor ones is O(open prompts); those two scan the facts once
 // (they are asked once per candidate).
 type View struct {
-	index    map[string]int // prompt id -> first-appearance order
+	index    ids    // prompt id -> first-appearance order, exact (ids.go)
 	facts    []fact         // by order
 	open     map[string]*open
 	count    int
@@ -77,17 +77,17 @@ type View struct {
 }
 
 // New returns an empty view.
-func New() *View { return &View{index: map[string]int{}, open: map[string]*open{}} }
+func New() *View { return &View{index: newIDs(), open: map[string]*open{}} }
 
 // Add folds one record.
 func (v *View) Add(r ledger.Record) {
 	idx := v.count
 	v.count++
-	order, ok := v.index[r.PromptID]
+	order, ok := v.index.find(r.PromptID)
 	if !ok {
-		order = len(v.facts)
-		// Cloned: the decoder's strings may share the line's allocation.
-		v.index[strings.Clone(r.PromptID)] = order
+		// Copied into the arena: the decoder's strings may share the
+		// line's allocation, which a kept substring would pin.
+		order = v.index.add(r.PromptID)
 		v.facts = append(v.facts, fact{})
 	}
 	p := &v.facts[order]
@@ -162,7 +162,7 @@ func (v *View) Dangling() []string {
 
 // Settled reports whether id has a terminal record anywhere in the ledger.
 func (v *View) Settled(id string) bool {
-	o, ok := v.index[id]
+	o, ok := v.index.find(id)
 	return ok && v.facts[o].flags&hasTerminal != 0
 }
 
@@ -185,7 +185,7 @@ func (v *View) LatestUnsettledAdmission() (ledger.Record, bool) {
 // LatestOtherTerminalAt is the latest `at` of a terminal of any prompt other
 // than id, and whether one exists.
 func (v *View) LatestOtherTerminalAt(id string) (float64, bool) {
-	o, ok := v.index[id]
+	o, ok := v.index.find(id)
 	if !ok {
 		o = -1
 	}
@@ -200,7 +200,7 @@ func (v *View) LatestOtherTerminalAt(id string) (float64, bool) {
 // it), and whether one exists. Under FIFO admission id's turn cannot start
 // before those terminals.
 func (v *View) LatestPredecessorTerminalAt(id string) (float64, bool) {
-	t, ok := v.index[id]
+	t, ok := v.index.find(id)
 	if !ok {
 		return 0, false
 	}
@@ -222,7 +222,7 @@ func (v *View) LatestPredecessorTerminalAt(id string) (float64, bool) {
 // latest `at` (the first in admission order on a tie), and returns the `at`
 // of its last admission and of that terminal. ok is false when there is none.
 func (v *View) LatestCompletedPredecessor(id string) (admissionAt, terminalAt float64, ok bool) {
-	t, found := v.index[id]
+	t, found := v.index.find(id)
 	if !found {
 		return 0, 0, false
 	}
