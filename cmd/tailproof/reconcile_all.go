@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/vfs"
@@ -47,6 +49,9 @@ type allSession struct {
 	Outcome string            `json:"outcome"`
 	Result  *tailproof.Result `json:"result,omitempty"`
 	Error   *allError         `json:"error,omitempty"`
+	// Warnings name the ledger's undecodable lines (reconcile --session
+	// prints the same); they do not change the outcome or the exit code.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 type allTotals struct {
@@ -169,7 +174,7 @@ func rulesName(o tailproof.Options) string {
 // failure (in session order, so the code does not depend on the workers)
 // wins, else an unknown verdict makes it 1.
 func (d *allDoc) add(s foundSession, o sessionOutcome, f allFlags) {
-	as := allSession{Project: s.project, Session: s.id, Result: o.res, Outcome: outcomeNone}
+	as := allSession{Project: s.project, Session: s.id, Result: o.res, Outcome: outcomeNone, Warnings: o.warnings}
 	if o.res != nil {
 		d.Totals.Dangling += len(o.res.Dangling)
 		for _, dec := range o.res.Decisions {
@@ -212,10 +217,14 @@ func printAll(w *cli.Printer, d allDoc) {
 		verb = "would append"
 	}
 	for _, s := range d.Sessions {
-		if s.Outcome == outcomeNone {
+		if s.Outcome == outcomeNone && len(s.Warnings) == 0 {
 			continue
 		}
-		w.Printf("%s/%s: %s\n", quoteOdd(s.Project), quoteOdd(s.Session), s.Outcome)
+		name := quoteOdd(s.Project)
+		if s.Session != "" {
+			name += "/" + quoteOdd(s.Session)
+		}
+		w.Printf("%s: %s\n", name, s.Outcome)
 		if s.Result != nil {
 			for _, dec := range s.Result.Decisions {
 				w.Printf("  %s: %s", dec.Target, dec.Verdict)
@@ -229,15 +238,22 @@ func printAll(w *cli.Printer, d allDoc) {
 			}
 		}
 		if s.Error != nil {
-			w.Printf("  error (exit %d): %s\n", s.Error.Code, s.Error.Message)
+			w.Printf("  error (exit %d): %s\n", s.Error.Code, quoteControl(s.Error.Message))
+		}
+		for _, warn := range s.Warnings {
+			w.Printf("  warning: %s\n", quoteControl(warn))
 		}
 	}
 	t := d.Totals
 	w.Printf("sessions: %d (decided %d, unknown %d, none %d, failed %d)\n", t.Sessions,
 		t.Outcomes[outcomeDecided], t.Outcomes[outcomeUnknown], t.Outcomes[outcomeNone], t.Outcomes[outcomeFailed])
-	w.Printf("dangling prompts: %d;", t.Dangling)
+	var verdicts []string
 	for _, k := range sortedKeys(t.Verdicts) {
-		w.Printf(" %s %d", k, t.Verdicts[k])
+		verdicts = append(verdicts, fmt.Sprintf("%s %d", k, t.Verdicts[k]))
+	}
+	w.Printf("dangling prompts: %d", t.Dangling)
+	if len(verdicts) > 0 {
+		w.Printf(" (%s)", strings.Join(verdicts, ", "))
 	}
 	w.Printf("; %s: %d\n", verb, t.Appended)
 }
@@ -269,4 +285,13 @@ func reconcileAllFlags(ctx context.Context, fs *cli.FlagSet, sf sessionFlags, al
 	}
 	return runReconcileAll(ctx, allFlags{runtime: sf.runtime, cwd: sf.cwd, workers: workers, lockWait: lockWait, asJSON: asJSON,
 		opts: opts, clockSource: source, clockGiven: fs.Given("now")}, stdout, stderr)
+}
+
+// quoteControl quotes a message only when it holds a control character (a
+// hostile name inside a path), so that ordinary messages stay readable.
+func quoteControl(s string) string {
+	if strings.ContainsFunc(s, unicode.IsControl) {
+		return strconv.Quote(s)
+	}
+	return s
 }

@@ -134,8 +134,9 @@ func seen(ids map[string]error, id string) bool { _, ok := ids[id]; return ok }
 
 // sessionOutcome is what reconciling one session came to.
 type sessionOutcome struct {
-	res *tailproof.Result // nil when nothing was decided
-	err error             // the session failed (res may hold what was appended before)
+	res      *tailproof.Result // nil when nothing was decided
+	err      error             // the session failed (res may hold what was appended before)
+	warnings []string          // the ledger's undecodable lines, as reconcile --session warns of them
 }
 
 // reconcileSession reconciles one session exactly as `reconcile --session`
@@ -153,10 +154,13 @@ func reconcileSession(ctx context.Context, fsys vfs.FS, root string, s foundSess
 	}()
 	lp := filepath.Join(s.chats, s.id+".ledger.jsonl")
 	tp := filepath.Join(s.chats, s.id+".jsonl")
+	var ledger cli.FileReport
 	for _, f := range [][2]string{{"transcript", tp}, {"ledger", lp}} {
-		if _, err := cli.CheckSessionFile(fsys, root, f[0], f[1]); err != nil {
+		rep, err := cli.CheckSessionFile(fsys, root, f[0], f[1])
+		if err != nil {
 			return sessionOutcome{err: err}
 		}
+		ledger = rep
 	}
 	store := s.store
 	if store == nil {
@@ -165,8 +169,24 @@ func reconcileSession(ctx context.Context, fsys vfs.FS, root string, s foundSess
 		// same writer and lock file, no membership check (ADR 0036).
 		store = jsonl.NewFilesStore(fsys, lp, tp)
 	}
+	var warnings []string
+	if ledger.Present {
+		// The ledger is read twice, as reconcile --session reads it: once
+		// for the report, once by the façade.
+		rc, err := store.OpenLedger(ctx, s.id)
+		if err != nil {
+			return sessionOutcome{err: cli.WithCode(cli.Input, err)}
+		}
+		rep, err := cli.ScanLedger(rc)
+		rc.Close()
+		if err != nil {
+			return sessionOutcome{err: cli.WithCode(cli.Input, fmt.Errorf("ledger %s: %w", lp, err))}
+		}
+		rep.Path = lp
+		warnings = rep.Warnings("ledger")
+	}
 	res, err := tailproof.Reconcile(ctx, store, s.id, opts)
-	return sessionOutcome{res: &res, err: err}
+	return sessionOutcome{res: &res, err: err, warnings: warnings}
 }
 
 // forEach runs do(i) for every i < n on up to workers goroutines and calls
