@@ -258,3 +258,33 @@ func TestReconcileAllLiveWriter(t *testing.T) {
 		t.Fatalf("after the lock was released: exit %d %+v", code, d)
 	}
 }
+
+// reconcileAllSchemas is TestSchemas's case for reconcile --all: a clean
+// runtime, the same with a failed session, an unknown one and a corrupt
+// ledger, dry and for real.
+func reconcileAllSchemas(t *testing.T, s *schemaSet) {
+	clean := filepath.Join(t.TempDir(), "rt")
+	copyTree(t, "../../examples/qwen", clean)
+	s.check("reconcile-all.schema.json", "reconcile --all", runJSON(t, cli.OK, "reconcile", "--all", "--json", "--qwen-runtime", clean, "--cwd", exampleWS, "--now", "1900000000000"))
+	rt := filepath.Join(t.TempDir(), "rt")
+	copyTree(t, "../../examples/qwen", rt)
+	chats := filepath.Join(rt, "projects", "-work-demo", "chats")
+	for name, data := range map[string]string{
+		"11111111-0000-4000-8000-000000000001.ledger.jsonl": hostileLedger,    // no transcript: unknown
+		"22222222-0000-4000-8000-000000000002.ledger.jsonl": "not a ledger\n", // a warning
+		"x.ledger.ledger.jsonl":                             hostileLedger,    // failed
+	} {
+		if err := os.WriteFile(filepath.Join(chats, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"--dry-run"}, {"--now", "1900000000000", "--workers", "1"}, {"--reference"}} {
+		out := runJSON(t, cli.Input, append([]string{"reconcile", "--all", "--json", "--qwen-runtime", rt}, args...)...)
+		s.check("reconcile-all.schema.json", "reconcile --all "+strings.Join(args, " "), out)
+		for _, want := range []string{`"outcome":"failed"`, `"outcome":"unknown"`, `"warnings":["ledger `} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("reconcile --all %s: no %s in %s", strings.Join(args, " "), want, clip(out))
+			}
+		}
+	}
+}
