@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -44,14 +45,16 @@ type allError struct {
 }
 
 type allSession struct {
-	Project string            `json:"project"`
-	Session string            `json:"session"`
-	Outcome string            `json:"outcome"`
-	Result  *tailproof.Result `json:"result,omitempty"`
-	Error   *allError         `json:"error,omitempty"`
+	Project string          `json:"project"`
+	Session string          `json:"session"`
+	Outcome string          `json:"outcome"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *allError       `json:"error,omitempty"`
 	// Warnings name the ledger's undecodable lines (reconcile --session
 	// prints the same); they do not change the outcome or the exit code.
 	Warnings []string `json:"warnings,omitempty"`
+
+	decisions []decisionBrief // for the text report
 }
 
 type allTotals struct {
@@ -174,19 +177,17 @@ func rulesName(o tailproof.Options) string {
 // failure (in session order, so the code does not depend on the workers)
 // wins, else an unknown verdict makes it 1.
 func (d *allDoc) add(s foundSession, o sessionOutcome, f allFlags) {
-	as := allSession{Project: s.project, Session: s.id, Result: o.res, Outcome: outcomeNone, Warnings: o.warnings}
-	if o.res != nil {
-		d.Totals.Dangling += len(o.res.Dangling)
-		for _, dec := range o.res.Decisions {
-			d.Totals.Verdicts[string(dec.Verdict)]++
-			if dec.Line != nil {
-				d.Totals.Appended++
-			}
-			if dec.Verdict == tailproof.VerdictUnknown {
-				as.Outcome = outcomeUnknown
-			} else if as.Outcome == outcomeNone {
-				as.Outcome = outcomeDecided
-			}
+	as := allSession{Project: s.project, Session: s.id, Result: o.doc, Outcome: outcomeNone, Warnings: o.warnings, decisions: o.decisions}
+	d.Totals.Dangling += o.dangling
+	for _, dec := range o.decisions {
+		d.Totals.Verdicts[dec.verdict]++
+		if dec.line {
+			d.Totals.Appended++
+		}
+		if dec.verdict == string(tailproof.VerdictUnknown) {
+			as.Outcome = outcomeUnknown
+		} else if as.Outcome == outcomeNone {
+			as.Outcome = outcomeDecided
 		}
 	}
 	if o.err != nil {
@@ -225,17 +226,15 @@ func printAll(w *cli.Printer, d allDoc) {
 			name += "/" + quoteOdd(s.Session)
 		}
 		w.Printf("%s: %s\n", name, s.Outcome)
-		if s.Result != nil {
-			for _, dec := range s.Result.Decisions {
-				w.Printf("  %s: %s", dec.Target, dec.Verdict)
-				if dec.Line != nil {
-					w.Printf(" (%s)", verb)
-				}
-				for _, v := range dec.Vetoes {
-					w.Printf("; veto %s: %s", v.Guard, v.Reason)
-				}
-				w.Printf("\n")
+		for _, dec := range s.decisions {
+			w.Printf("  %s: %s", dec.target, dec.verdict)
+			if dec.line {
+				w.Printf(" (%s)", verb)
 			}
+			for _, v := range dec.vetoes {
+				w.Printf("; veto %s: %s", v.Guard, v.Reason)
+			}
+			w.Printf("\n")
 		}
 		if s.Error != nil {
 			w.Printf("  error (exit %d): %s\n", s.Error.Code, quoteControl(s.Error.Message))

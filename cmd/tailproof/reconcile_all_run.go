@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +16,7 @@ import (
 	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
+	"github.com/tailproof/tailproof/guards"
 )
 
 // foundSession is one session of the runtime directory: an id with a ledger
@@ -133,10 +135,35 @@ func sessionsIn(project, chats string, entries []fs.DirEntry, store adapters.Sto
 func seen(ids map[string]error, id string) bool { _, ok := ids[id]; return ok }
 
 // sessionOutcome is what reconciling one session came to.
+//
+// It keeps the published reconciliation as its JSON bytes and the few
+// fields the report reads, not the Result: a Result holds each decision's
+// evidence and steps, and 10,000 of them held until the end were most of
+// the command's memory.
 type sessionOutcome struct {
-	res      *tailproof.Result // nil when nothing was decided
-	err      error             // the session failed (res may hold what was appended before)
-	warnings []string          // the ledger's undecodable lines, as reconcile --session warns of them
+	doc       json.RawMessage // the reconciliation as published; nil when nothing was decided
+	dangling  int
+	decisions []decisionBrief
+	err       error    // the session failed (doc may hold what was appended before)
+	warnings  []string // the ledger's undecodable lines, as reconcile --session warns of them
+}
+
+type decisionBrief struct {
+	target, verdict string
+	line            bool // a terminal was appended (with a dry run: would have been)
+	vetoes          []guards.Veto
+}
+
+func outcomeOf(res tailproof.Result, err error, warnings []string) sessionOutcome {
+	doc, merr := json.Marshal(res)
+	if merr != nil {
+		return sessionOutcome{err: cli.WithCode(cli.Internal, fmt.Errorf("encode the reconciliation: %w", merr))}
+	}
+	o := sessionOutcome{doc: doc, dangling: len(res.Dangling), err: err, warnings: warnings}
+	for _, d := range res.Decisions {
+		o.decisions = append(o.decisions, decisionBrief{target: d.Target, verdict: string(d.Verdict), line: d.Line != nil, vetoes: d.Vetoes})
+	}
+	return o
 }
 
 // reconcileSession reconciles one session exactly as `reconcile --session`
@@ -186,7 +213,7 @@ func reconcileSession(ctx context.Context, fsys vfs.FS, root string, s foundSess
 		warnings = rep.Warnings("ledger")
 	}
 	res, err := tailproof.Reconcile(ctx, store, s.id, opts)
-	return sessionOutcome{res: &res, err: err, warnings: warnings}
+	return outcomeOf(res, err, warnings)
 }
 
 // forEach runs do(i) for every i < n on up to workers goroutines and calls
