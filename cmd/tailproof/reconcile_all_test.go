@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tailproof/tailproof/adapters/vfs/vfstest"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 )
 
@@ -286,5 +289,28 @@ func reconcileAllSchemas(t *testing.T, s *schemaSet) {
 				t.Errorf("reconcile --all %s: no %s in %s", strings.Join(args, " "), want, clip(out))
 			}
 		}
+	}
+}
+
+// TestReconcileAllProgress: a bar on a terminal, not a byte on stderr
+// otherwise.
+func TestReconcileAllProgress(t *testing.T) {
+	rt := filepath.Join(t.TempDir(), "rt")
+	copyTree(t, "../../examples/qwen", rt)
+	args := []string{"reconcile", "--all", "--qwen-runtime", rt, "--dry-run", "--now", "1900000000000"}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), args, &out, &errb); code != cli.OK || errb.Len() != 0 {
+		t.Fatalf("off a terminal: exit %d, stderr %q", code, errb.String())
+	}
+	master, slave := vfstest.PTY(t)
+	out.Reset()
+	if code := run(context.Background(), args, &out, slave); code != cli.OK {
+		t.Fatalf("on a terminal: exit %d", code)
+	}
+	if got := vfstest.ReadPTY(t, master, "\033[K"); !strings.Contains(got, "sessions [") || !strings.Contains(got, "100%") {
+		t.Fatalf("the terminal showed %q", got)
+	}
+	if strings.Contains(out.String(), "\r") {
+		t.Fatal("progress leaked into stdout")
 	}
 }
