@@ -233,6 +233,9 @@ func forEach(ctx context.Context, n, workers int, do func(i int), progress func(
 	go func() {
 		defer close(next)
 		for i := range n {
+			if ctx.Err() != nil { // select picks at random when both are ready
+				return
+			}
 			select {
 			case next <- i:
 			case <-ctx.Done():

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -312,5 +313,22 @@ func TestReconcileAllProgress(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "\r") {
 		t.Fatal("progress leaked into stdout")
+	}
+}
+
+// TestReconcileAllInterrupted: once the context is done no session starts,
+// and the command says so (130) instead of reporting a partial run as done.
+func TestReconcileAllInterrupted(t *testing.T) {
+	m := crashRuntime(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := reconcileAll(ctx, m, "/rt", crashFlags(2), io.Discard)
+	if cli.Code(err, cli.OK) != cli.Interrupted || !strings.Contains(err.Error(), "run it again") {
+		t.Fatalf("got %v", err)
+	}
+	recs, _ := memLedgers(t, m)
+	fresh, _ := memLedgers(t, crashRuntime(t))
+	if d := cmp.Diff(fresh, recs); d != "" {
+		t.Fatalf("an interrupted run before any session appended:\n%s", d)
 	}
 }
