@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/vfs/vfstest"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 )
@@ -331,4 +332,40 @@ func TestReconcileAllInterrupted(t *testing.T) {
 	if d := cmp.Diff(fresh, recs); d != "" {
 		t.Fatalf("an interrupted run before any session appended:\n%s", d)
 	}
+}
+
+type fakeEntry string
+
+func (e fakeEntry) Name() string               { return string(e) }
+func (e fakeEntry) IsDir() bool                { return false }
+func (e fakeEntry) Type() os.FileMode          { return 0 }
+func (e fakeEntry) Info() (os.FileInfo, error) { return nil, os.ErrNotExist }
+
+// FuzzSessionsIn: whatever names a chats directory holds, every session
+// found either has an id the store accepts and whose files lie directly in
+// the chats directory, or is reported with a problem; ids are unique.
+func FuzzSessionsIn(f *testing.F) {
+	f.Add("5f0c7d8e-1111-4222-8333-944455556666.ledger.jsonl", "5f0c7d8e-1111-4222-8333-944455556666.jsonl")
+	f.Add("a\nb.ledger.jsonl", "x.ledger.ledger.jsonl")
+	f.Add("../../etc.ledger.jsonl", ".ledger.jsonl")
+	f.Add("..ledger.jsonl", "a/b.ledger.jsonl")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		got := sessionsIn("-p", "/rt/projects/-p/chats", []os.DirEntry{fakeEntry(a), fakeEntry(b)}, nil)
+		seen := map[string]bool{}
+		for _, s := range got {
+			if seen[s.id] {
+				t.Fatalf("session %q listed twice", s.id)
+			}
+			seen[s.id] = true
+			if s.problem != nil {
+				continue
+			}
+			if err := jsonl.CheckSessionID(s.id); err != nil {
+				t.Fatalf("session %q accepted: %v", s.id, err)
+			}
+			if filepath.Dir(filepath.Join(s.chats, s.id+".ledger.jsonl")) != s.chats {
+				t.Fatalf("session %q escapes its chats directory", s.id)
+			}
+		}
+	})
 }

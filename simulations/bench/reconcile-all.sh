@@ -33,6 +33,7 @@ for k in range(n):
             f.write(data[(ids[k % len(ids)], ext)])
 PY
 go build -o "$WORK/tailproof" ./cmd/tailproof
+sync # the generated files' writeback must not land on the first run's fsyncs
 report() { # label json time
   python3 - "$@" <<'PY'
 import json, sys
@@ -49,7 +50,7 @@ PY
 }
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 for w in "${WORKERS[@]}"; do
-  rm -rf "$WORK/rt" && cp -r "$WORK/gen" "$WORK/rt"
+  rm -rf "$WORK/rt" && cp -r "$WORK/gen" "$WORK/rt" && sync
   for pass in first rerun; do
     /usr/bin/time -f "%e s wall, %U s user, %S s sys, %M KiB peak RSS" -o "$WORK/time" \
       "$WORK/tailproof" reconcile --all --qwen-runtime "$WORK/rt" --workers "$w" --now 1900000000000 --json >"$WORK/out.json" || true
