@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,7 +115,7 @@ func runReconcileAll(ctx context.Context, f allFlags, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "%d sessions in %.2f s: %.0f sessions per second on %d workers\n", doc.Totals.Sessions, doc.Seconds, doc.SessionsPerSecond, doc.Workers)
 	}
 	if f.asJSON {
-		if err := cli.WriteDoc(stdout, doc, false); err != nil {
+		if err := writeAllJSON(stdout, doc); err != nil {
 			return err
 		}
 	} else {
@@ -293,4 +295,44 @@ func quoteControl(s string) string {
 		return strconv.Quote(s)
 	}
 	return s
+}
+
+// writeAllJSON writes the document as cli.WriteDoc would, but one session
+// at a time: the report of 10,000 sessions is megabytes, and marshalling it
+// whole held it twice more.
+func writeAllJSON(w io.Writer, d allDoc) error {
+	sessions := d.Sessions
+	d.Sessions = nil
+	head, err := cli.MarshalDoc(d, false)
+	if err != nil {
+		return cli.WithCode(cli.Internal, fmt.Errorf("encode output: %w", err))
+	}
+	// Strings are escaped in JSON, so the member can occur only as itself.
+	before, after, ok := bytes.Cut(head, []byte(`"sessions":null`))
+	if !ok {
+		return cli.WithCode(cli.Internal, errors.New("encode output: no sessions member"))
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf) // HTML characters unescaped, as MarshalDoc writes them
+	enc.SetEscapeHTML(false)
+	bw.Write(before)
+	bw.WriteString(`"sessions":[`)
+	for i := range sessions {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		buf.Reset()
+		if err := enc.Encode(&sessions[i]); err != nil {
+			return cli.WithCode(cli.Internal, fmt.Errorf("encode output: %w", err))
+		}
+		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	}
+	bw.WriteByte(']')
+	bw.Write(after)
+	bw.WriteByte('\n')
+	if err := bw.Flush(); err != nil {
+		return cli.WithCode(cli.Write, fmt.Errorf("write output: %w", err))
+	}
+	return nil
 }
