@@ -369,3 +369,28 @@ func FuzzSessionsIn(f *testing.F) {
 		}
 	})
 }
+
+// TestReconcileAllWorkspace pins ADR 0036's one difference: with --cwd,
+// Qwen's membership check applies as with --session (a transcript written
+// in another workspace that sanitizes alike is not this workspace's: its
+// prompt stays unknown); without it the session is reconciled as its two
+// files.
+func TestReconcileAllWorkspace(t *testing.T) {
+	rt := filepath.Join(t.TempDir(), "rt")
+	// The example was written in /work/demo; /work-demo sanitizes alike.
+	copyTree(t, "../../examples/qwen", rt)
+	args := []string{"reconcile", "--all", "--qwen-runtime", rt, "--dry-run", "--now", "1900000000000", "--json"}
+	code, out, _ := runCLI(t, append(args, "--cwd", "/work-demo")...)
+	if d := decodeAll(t, out); code != cli.CheckFailed || d.Totals.Outcomes[outcomeUnknown] != 2 || !strings.Contains(out, `written in workspace \"/work/demo\", not \"/work-demo\"`) {
+		t.Fatalf("--cwd /work-demo: exit %d %s", code, out)
+	}
+	for _, cwd := range []string{exampleWS, ""} {
+		a := args
+		if cwd != "" {
+			a = append(a, "--cwd", cwd)
+		}
+		if code, out, _ := runCLI(t, a...); code != cli.OK || decodeAll(t, out).Totals.Outcomes[outcomeDecided] != 2 {
+			t.Fatalf("--cwd %q: exit %d %s", cwd, code, out)
+		}
+	}
+}
