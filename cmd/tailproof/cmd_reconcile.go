@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"time"
 
 	"github.com/tailproof/tailproof"
@@ -29,7 +30,10 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	return cli.Main(stderr, "reconcile", func() error {
 		fs := cli.NewFlagSet("reconcile",
-			"usage: tailproof reconcile (--ledger FILE --transcript FILE | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--dry-run] [--now MS] [--json] [--trace] [--reference]")
+			"usage: tailproof reconcile (--ledger FILE --transcript FILE | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--dry-run] [--now MS] [--json] [--trace] [--reference]",
+			"       tailproof reconcile --all [--qwen-runtime DIR] [--cwd WORKSPACE] [--workers N] [--lock-wait D] [--dry-run] [--now MS] [--json] [--reference]",
+			"--all reconciles every active session of the runtime directory (of one workspace with --cwd) and exits 0 when every prompt",
+			"in flight was decided, 1 when one stayed unknown, else the code of the first session that failed (ADR 0036).")
 		var (
 			sf        sessionFlags
 			dryRun    = fs.Bool("dry-run", false, "decide without appending")
@@ -37,6 +41,9 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			asJSON    = fs.Bool("json", false, "print one JSON object (the published decision shape, schemaVersion 1)")
 			reference = fs.Bool("reference", false, "apply exactly Qwen Code 0.24.4's rules (no ownership evidence, one prompt per run)")
 			trace     = fs.Bool("trace", false, "print the folds and transitions that led to the decisions")
+			all       = fs.Bool("all", false, "reconcile every session of the runtime directory (with --cwd: of that workspace)")
+			workers   = fs.Int("workers", runtime.GOMAXPROCS(0), "sessions reconciled at once (with --all)")
+			lockWait  = fs.Duration("lock-wait", 5*time.Second, "how long a session waits for a ledger lock another process holds (with --all)")
 		)
 		sf.register(fs)
 		if err := fs.Parse(args, stdout); err != nil {
@@ -49,6 +56,10 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			}
 			n := *now
 			clock, source = func() int64 { return n }, "--now"
+		}
+		if *all || fs.Given("workers") || fs.Given("lock-wait") {
+			return reconcileAllFlags(ctx, fs, sf, *all, *trace, *workers, *lockWait, *asJSON,
+				tailproof.Options{Now: clock, DryRun: *dryRun, Reference: *reference, NoTrace: true}, source, stdout, stderr)
 		}
 		sess, err := sf.open(false)
 		if err != nil {

@@ -335,6 +335,7 @@ func TestSchemas(t *testing.T) {
 	})
 
 	t.Run("harness", func(t *testing.T) { harnessSchemas(t, s) })
+	t.Run("reconcile --all", func(t *testing.T) { reconcileAllSchemas(t, s) })
 
 	// Every schema, and every branch of replay's oneOf, matched a real
 	// document (the conformance schema only when it could run). The input

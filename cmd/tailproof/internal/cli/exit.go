@@ -19,7 +19,8 @@ const (
 	// unknown or none), a status, a replay, a passing check — or --help.
 	OK = 0
 	// CheckFailed: the command ran and its check failed: a simulation broke
-	// an invariant, conformance disagreed with the reference.
+	// an invariant, conformance disagreed with the reference, reconcile
+	// --all left a prompt unknown (ADR 0036).
 	CheckFailed = 1
 	// Usage: a flag, a flag value or an argument is wrong; nothing was read.
 	Usage = 2
@@ -49,7 +50,7 @@ var Codes = []struct {
 	Meaning string
 }{
 	{OK, "an answer: a decision (unknown and none included), a status, a replay, a passing check; --help"},
-	{CheckFailed, "the command's check failed: a simulation invariant broken, conformance disagreeing"},
+	{CheckFailed, "the command's check failed: a simulation invariant broken, conformance disagreeing, a prompt reconcile --all left unknown"},
 	{Usage, "a wrong flag, flag value or argument, or a hostile session id; nothing was read"},
 	{Input, "a named input is missing, not a regular file, behind a symlink out of its directory, unreadable or unusable (no such session)"},
 	{Write, "a write failed: a ledger append (rolled back when possible), an output file, stdout"},

@@ -148,18 +148,7 @@ func OpenQwen(runtimeDir, cwd, id string) (*Session, error) {
 		if role == "ledger" {
 			p, _ = layout.LedgerPath(id, state)
 		}
-		st, err := fsys.Stat(p)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return FileReport{Path: p, First: []Position{}}, nil
-		case errors.Is(err, vfs.ErrOutsideRoot):
-			return FileReport{}, Inputf("%s %s is a symbolic link leading out of the runtime directory %s: tailproof reads and writes only inside it", role, p, runtimeDir)
-		case err != nil:
-			return FileReport{}, WithCode(Input, fmt.Errorf("%s %s: %w", role, p, err))
-		case !st.Mode().IsRegular():
-			return FileReport{}, Inputf("%s %s is %s, not a regular file", role, p, vfs.Describe(st.Mode()))
-		}
-		return FileReport{Path: p, Present: true, First: []Position{}}, nil
+		return CheckSessionFile(fsys, runtimeDir, role, p)
 	}
 	if s.Transcript, err = present(jsonl.Active, "transcript"); err != nil {
 		return fail(err)
@@ -182,6 +171,25 @@ func OpenQwen(runtimeDir, cwd, id string) (*Session, error) {
 		s.Transcript.Note = "the session has no transcript"
 	}
 	return s, nil
+}
+
+// CheckSessionFile checks one of a session's files in Qwen's runtime
+// directory, as OpenQwen does for the session it opens: absent is a report
+// without Present; a symbolic link out of runtimeDir, or anything but a
+// regular file, is an input error naming role ("ledger", "transcript").
+func CheckSessionFile(fsys vfs.FS, runtimeDir, role, p string) (FileReport, error) {
+	st, err := fsys.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return FileReport{Path: p, First: []Position{}}, nil
+	case errors.Is(err, vfs.ErrOutsideRoot):
+		return FileReport{}, Inputf("%s %s is a symbolic link leading out of the runtime directory %s: tailproof reads and writes only inside it", role, p, runtimeDir)
+	case err != nil:
+		return FileReport{}, WithCode(Input, fmt.Errorf("%s %s: %w", role, p, err))
+	case !st.Mode().IsRegular():
+		return FileReport{}, Inputf("%s %s is %s, not a regular file", role, p, vfs.Describe(st.Mode()))
+	}
+	return FileReport{Path: p, Present: true, First: []Position{}}, nil
 }
 
 // OpenNamed opens a file the user named with flag, under the file policy:
