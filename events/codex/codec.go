@@ -40,6 +40,11 @@ type decoder struct {
 	payload          bool // a payload object was read
 	hasPayloadType   bool
 	meta             Meta
+	// checked holds the long strings whose UTF-8 skip already vouched for
+	// (checkedUTF8); badUTF8 is set when one of them is invalid.
+	checked  [4]span
+	nchecked int
+	badUTF8  bool
 	// slab hands out Records a chunk at a time: one allocation per 32
 	// records instead of one each (a chunk lives while any of its records
 	// does, about 10 KiB).
@@ -70,15 +75,19 @@ func (Codec) DecodeLine(dst []events.Event, line events.Line) ([]events.Event, e
 	if i == len(b) {
 		return dst, nil
 	}
-	if !utf8.Valid(b) {
-		return dst, fmt.Errorf("codex: %w: invalid UTF-8", ErrNotRecord)
-	}
 	d := decoders.Get().(*decoder)
 	defer func() {
 		d.b, d.rec = nil, nil
 		decoders.Put(d)
 	}()
 	rec, err := d.decode(b, i)
+	// Invalid UTF-8 is named first, whatever else is wrong with the line,
+	// as one pass of utf8.Valid before parsing would: the check is cheap
+	// on the error path and skips the strings already vouched for
+	// otherwise (checkedUTF8).
+	if err != nil && !utf8.Valid(b) || err == nil && !d.validUTF8() {
+		return dst, fmt.Errorf("codex: %w: invalid UTF-8", ErrNotRecord)
+	}
 	if err != nil {
 		return dst, fmt.Errorf("codex: %w: %w", ErrNotRecord, err)
 	}
@@ -92,7 +101,7 @@ func (Codec) DecodeLine(dst []events.Event, line events.Line) ([]events.Event, e
 }
 
 func (d *decoder) decode(b []byte, i int) (*Record, error) {
-	*d = decoder{b: b, strs: d.strs, slab: d.slab}
+	*d = decoder{b: b, strs: d.strs, slab: d.slab, checked: d.checked}
 	d.rec = d.newRecord()
 	meta := &d.meta
 	d.strs.Reset()
@@ -155,12 +164,12 @@ func (d *decoder) top(key []byte, v int) (int, error) {
 	case "payload":
 		if b[v] != '{' {
 			d.payload = false
-			return objscan.Skip(b, v, 1, maxDepth)
+			return d.skip(v, 1)
 		}
 		d.payload = true
 		return objscan.Object(b, v, 2, maxDepth, d.member)
 	}
-	return objscan.Skip(b, v, 1, maxDepth)
+	return d.skip(v, 1)
 }
 
 func (d *decoder) member(key []byte, v int) (int, error) {
@@ -208,15 +217,15 @@ func (d *decoder) member(key []byte, v int) (int, error) {
 		rec.NumTurns = n
 		return end, err
 	case "message":
-		end, err := objscan.Skip(b, v, 2, maxDepth)
+		end, err := d.skip(v, 2)
 		d.message = span{v, end}
 		return end, err
 	case "content":
-		end, err := objscan.Skip(b, v, 2, maxDepth)
+		end, err := d.skip(v, 2)
 		d.content = span{v, end}
 		return end, err
 	default:
-		return objscan.Skip(b, v, 2, maxDepth)
+		return d.skip(v, 2)
 	}
 	_, end, err := d.strs.Add(dst, b, v, 2, maxDepth)
 	return end, err

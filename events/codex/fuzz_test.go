@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -30,6 +31,9 @@ func FuzzDecode(f *testing.F) {
 		`{"timestamp":"x","type":"world_state","payload":[1]}`,
 	} {
 		f.Add([]byte(s + "\n" + s))
+	}
+	for _, s := range utf8Lines() {
+		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, line := range bytes.Split(data, []byte("\n")) {
@@ -123,5 +127,52 @@ func checkLine(t *testing.T, line []byte) {
 	r := evs[0].Body.(*codex.Record)
 	if r.Type != typ || r.PayloadType != ptyp {
 		t.Fatalf("%q: %s/%s, oracle %s/%s", line, r.Type, r.PayloadType, typ, ptyp)
+	}
+}
+
+// utf8Lines puts invalid and valid non-ASCII bytes inside, beside and
+// between the long strings whose UTF-8 the codec checks while skipping
+// them (utf8.go), and in what lies between: in a key, a short value, a
+// nested array, the fifth long string (past the ones recorded).
+func utf8Lines() []string {
+	long := strings.Repeat(`out\tput \"x\" `, 8)
+	head := `{"timestamp":"2026-11-30T09:00:01.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1"`
+	var out []string
+	for _, bad := range []string{"\xff", "\xe2\x82", "\xc3\xa9", "\xe2\x80\xa6", "\xed\xa0\x80", "\xf0\x9f\x98\x80"} {
+		out = append(out,
+			head+`,"output":"`+long+bad+long+`"}}`,
+			head+`,"output":"`+bad+long+`"}}`,
+			head+`,"output":"`+long+bad+`"}}`,
+			head+`,"output":"`+long+`","x`+bad+`":1}}`,
+			head+`,"output":"`+long+`","y":"`+bad+`"}}`,
+			head+`,"output":"`+long+`","z":["`+long+bad+`"]}}`,
+			head+`,"a":"`+long+`","b":"`+long+`","c":"`+long+`","d":"`+long+`","e":"`+long+bad+`"}}`,
+			head+`,"output":"`+long+`"}`+bad+`}`,
+			head+`,"output":"`+long+bad+`}}`,
+		)
+	}
+	return out
+}
+
+// TestUTF8Checked holds the codec to the whole-line UTF-8 rule on the
+// lines above, every fuzz run or not.
+func TestUTF8Checked(t *testing.T) {
+	valid, invalid := 0, 0
+	for _, s := range utf8Lines() {
+		checkLine(t, []byte(s))
+		if _, _, ok := accepts([]byte(s)); ok {
+			valid++
+		} else if json.Valid([]byte(strings.ToValidUTF8(s, "?"))) {
+			invalid++ // refused for its UTF-8 alone
+		}
+		if !utf8.ValidString(s) {
+			_, err := codex.Codec{}.DecodeLine(nil, events.Line{Bytes: []byte(s), Terminated: true})
+			if err == nil || !strings.Contains(err.Error(), "invalid UTF-8") {
+				t.Fatalf("%q: %v, want the invalid UTF-8 error first", s, err)
+			}
+		}
+	}
+	if valid < 20 || invalid < 20 {
+		t.Fatalf("%d lines valid, %d refused for their UTF-8 alone: the cases no longer test the check", valid, invalid)
 	}
 }
