@@ -85,6 +85,14 @@ type Parser struct {
 
 // ParseLine is the package-level ParseLine using p's scratch space.
 func (p *Parser) ParseLine(dst []Record, line []byte) ([]Record, error) {
+	if out, ok := p.fastLine(dst, line); ok {
+		return out, nil
+	}
+	return p.parseGeneral(dst, line)
+}
+
+// parseGeneral is ParseLine for any line: the full validating parse.
+func (p *Parser) parseGeneral(dst []Record, line []byte) ([]Record, error) {
 	ms, isObj, err := object(p.members[:0], line)
 	p.members = ms
 	if err != nil {

@@ -2,6 +2,7 @@ package v0
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tailproof/tailproof/events"
 )
@@ -92,6 +93,13 @@ func (p *Parser) expandRow(dst []Record, tag string, ms []member) ([]Record, err
 	if !ok {
 		return dst, malformed(tag, "dt must be an array of safe integers")
 	}
+	return p.expandMembers(dst, tag, seq0, time0, m, payload, dts)
+}
+
+// expandMembers is the end of validateRow and the expansion, shared by the general
+// row path and the compact one (fast.go): dt's arity and safe integers, the
+// members' safe seqs and times, then one Record per payload element.
+func (p *Parser) expandMembers(dst []Record, tag string, seq0, time0 float64, m *rowMember, payload, dts [][]byte) ([]Record, error) {
 	gaps := p.gaps[:0]
 	for _, g := range dts {
 		v, ok := number(g)
@@ -114,6 +122,7 @@ func (p *Parser) expandRow(dst []Record, tag string, ms []member) ([]Record, err
 			return dst, malformed(tag, "member times must stay safe integers")
 		}
 	}
+	dst = slices.Grow(dst, len(payload))
 	t = time0
 	for k, pl := range payload {
 		if k > 0 {
