@@ -47,7 +47,7 @@ func (p *Parser) fastLine(dst []Record, line []byte) ([]Record, bool) {
 	if dataEnd < 0 {
 		return dst, false
 	}
-	r := Record{Type: typ, HasType: true, Seq: seq, Time: time, line: line, Data: line[i:dataEnd]}
+	r := Record{Type: typ, HasType: true, Seq: seq, Time: time, raw: line, Data: line[i:dataEnd]}
 	j := dataEnd
 	for _, opt := range [...]struct {
 		key string
@@ -83,15 +83,16 @@ func (p *Parser) fastRow(dst []Record, tag string, line []byte, i int) ([]Record
 	e = num(line, i)
 	m.idx = span(line, i, e)
 	i = lit(line, e, `,"dt":[`)
-	dts := p.dts[:0]
+	gaps := p.gaps[:0]
 	if i >= 0 && i < len(line) && line[i] == ']' {
 		i++
 	} else {
 		for i >= 0 {
-			if _, e = intAt(line, i); e < 0 {
+			var g float64
+			if g, e = intAt(line, i); e < 0 || !safeInteger(g) {
 				return dst, false
 			}
-			dts = append(dts, line[i:e])
+			gaps = append(gaps, g)
 			if i = e + 1; e < len(line) && line[e] == ']' {
 				break
 			}
@@ -100,7 +101,7 @@ func (p *Parser) fastRow(dst []Record, tag string, line []byte, i int) ([]Record
 			}
 		}
 	}
-	p.dts = dts
+	p.gaps = gaps
 	m.chunkType = "text-delta"
 	switch tag {
 	case TagReasoningChunks:
@@ -142,7 +143,7 @@ func (p *Parser) fastRow(dst []Record, tag string, line []byte, i int) ([]Record
 	if !safeInteger(seq0) || seq0 < 0 || !safeInteger(time0) {
 		return dst, false // the general path names the defect
 	}
-	out, err := p.expandMembers(dst, tag, seq0, time0, m, payload, dts)
+	out, err := expandMembers(dst, tag, seq0, time0, m, payload, gaps)
 	if err != nil {
 		return dst, false
 	}

@@ -256,49 +256,43 @@ func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, erro
 	if maxLine <= 0 {
 		maxLine = events.DefaultMaxLineBytes
 	}
-	fr := NewFrameReader(r, opts.MaxFrameBytes)
-	dec := NewFrameDecoder(opts.MaxFrameBytes)
-	defer dec.Close()
+	src := newFrameSource(r, opts.MaxFrameBytes)
+	defer src.close()
 	var (
-		plain     []byte
-		cur       Frame
+		cur       decoded
 		frameBase int64 // plaintext offset where the current frame starts
 	)
 	s := &lineScanner{visit: visit, maxLine: maxLine}
 	s.where = func(at int64) string {
-		return fmt.Sprintf("frame %d (byte %d), line %d at offset %d of the frame", cur.Index, cur.Offset, s.line+1, at-frameBase)
+		return fmt.Sprintf("frame %d (byte %d), line %d at offset %d of the frame", cur.index, cur.offset, s.line+1, at-frameBase)
 	}
 	for {
-		f, err := fr.Next()
-		res.Size = fr.Offset()
-		if err == io.EOF {
+		d := src.next()
+		res.Size = d.size
+		if d.err == io.EOF {
 			break
 		}
-		var torn *TornFrame
-		if errors.As(err, &torn) {
+		if d.torn {
 			if res.Frames == 0 {
 				return res, fmt.Errorf("v0: %w: empty or header-less Zstandard session log (the header frame is incomplete)", events.ErrCorrupt)
 			}
 			if s.commit != s.input {
 				return res, fmt.Errorf("v0: frame %d: %w: %v", res.Frames-1, events.ErrCorrupt, errTornRecord)
 			}
-			cur, frameBase = Frame{Index: torn.Index, Offset: torn.Offset}, s.input
+			cur, frameBase = d, s.input
 			s.salvage = true
-			if werr := s.write(dec.DecodePrefix(torn)); werr != nil {
+			if werr := s.write(d.plain); werr != nil {
 				return res, werr
 			}
-			res.Cut = torn.Offset
+			res.Cut = d.offset
 			res.Salvaged, res.SalvagedEvents = s.salvaged, s.salvN
 			break
 		}
-		if err != nil {
-			return res, err
+		if d.err != nil {
+			return res, d.err
 		}
-		cur = f
-		plain, err = dec.Decode(plain[:0], f)
-		if err != nil {
-			return res, err
-		}
+		cur = d
+		plain := d.plain
 		if res.Frames == 0 {
 			if len(plain) == 0 || bytes.IndexByte(plain, '\n') != len(plain)-1 {
 				return res, fmt.Errorf("v0: frame 0: %w: first frame is not exactly one header line", events.ErrCorrupt)
