@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
