@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/klauspost/compress/zstd"
 
 	v0 "github.com/tailproof/tailproof/events/dsh/v0"
 )
@@ -53,12 +55,29 @@ func TestPipelineMatchesSequential(t *testing.T) {
 		inputs = append(inputs, input{fmt.Sprintf("cut %d", n), full[:n], -1})
 	}
 	inputs = append(inputs, input{"damaged", damaged, -1})
+	// Frames that cut lines (dsh writes whole lines per frame; a reader
+	// still joins them): every line split at its middle across two frames.
+	w, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(true))
+	split := w.EncodeAll([]byte(header+"\n"), nil)
+	rest := strings.Join(batches, "\n") + "\n"
+	for len(rest) > 0 {
+		n := min(len(rest), 37)
+		split = w.EncodeAll([]byte(rest[:n]), split)
+		rest = rest[n:]
+	}
+	inputs = append(inputs, input{"split lines", split, -1})
+	for n := 0; n <= len(split); n += 7 {
+		inputs = append(inputs, input{fmt.Sprintf("split lines cut %d", n), split[:n], -1})
+	}
 	for stop := 0; stop < 10; stop++ {
 		inputs = append(inputs, input{fmt.Sprintf("visitor stops at %d", stop), full, stop})
 	}
 	for _, in := range inputs {
 		seqRecs, seqRes, seqErr := scanWith(t, 1, in.data, in.stop)
 		pipeRecs, pipeRes, pipeErr := scanWith(t, 2, in.data, in.stop)
+		if in.name == "split lines" && (len(seqRecs) != 10 || seqErr != "") {
+			t.Fatalf("split lines: %d records, %s", len(seqRecs), seqErr)
+		}
 		if d := cmp.Diff([]any{seqRecs, seqRes, seqErr}, []any{pipeRecs, pipeRes, pipeErr}); d != "" {
 			t.Fatalf("%s: pipelined scan differs (-sequential +pipelined):\n%s", in.name, d)
 		}

@@ -135,13 +135,19 @@ func (s *lineScanner) addFrag(b []byte) {
 }
 
 func (s *lineScanner) consume(line []byte, lineStart, end int64) error {
-	s.line++
+	s.line++ // before apply: a message names the line
 	var err error
 	if s.tooLong {
 		err = fmt.Errorf("line exceeds %d bytes: %w", s.maxLine, events.ErrLineTooLong)
 	} else {
 		s.recs, err = s.parser.ParseLine(s.recs[:0], line)
 	}
+	return s.apply(line, lineStart, end, s.recs, err)
+}
+
+// apply is the rest of consume for a line already parsed into recs (or
+// err): by consume, or ahead of time by a frame worker (pipeline.go).
+func (s *lineScanner) apply(line []byte, lineStart, end int64, recs []Record, err error) error {
 	if errors.Is(err, ErrNullRecord) {
 		return fmt.Errorf("v0: %s: %w: a null storage record", s.where(lineStart), events.ErrCorrupt)
 	}
@@ -152,8 +158,8 @@ func (s *lineScanner) consume(line []byte, lineStart, end int64) error {
 		return nil
 	}
 	hasEnd := false
-	for k := range s.recs { // by index: a Record is too large to copy thrice
-		if r := &s.recs[k]; r.HasType && r.Type == TypeTurnEnd {
+	for k := range recs { // by index: a Record is too large to copy thrice
+		if r := &recs[k]; r.HasType && r.Type == TypeTurnEnd {
 			hasEnd = true
 		}
 	}
@@ -163,8 +169,8 @@ func (s *lineScanner) consume(line []byte, lineStart, end int64) error {
 		}
 		return nil
 	}
-	for k := range s.recs {
-		if r := &s.recs[k]; r.Seq != float64(s.n+int64(k)) {
+	for k := range recs {
+		if r := &recs[k]; r.Seq != float64(s.n+int64(k)) {
 			want := s.n + int64(k)
 			s.issue = fmt.Errorf("v0: %s: %w: seq gap in committed region (event line %d: expected %d, got %s)", s.where(lineStart), events.ErrCorrupt, s.line, want, seqText(*r))
 			if hasEnd {
@@ -173,16 +179,16 @@ func (s *lineScanner) consume(line []byte, lineStart, end int64) error {
 			return nil
 		}
 	}
-	for k := range s.recs {
-		if err := s.visit(s.recs[k]); err != nil {
+	for k := range recs {
+		if err := s.visit(recs[k]); err != nil {
 			return err
 		}
 	}
-	s.n += int64(len(s.recs))
+	s.n += int64(len(recs))
 	s.commit = end
 	if s.salvage {
 		s.salvaged = append(append(s.salvaged, line...), '\n')
-		s.salvN += int64(len(s.recs))
+		s.salvN += int64(len(recs))
 	}
 	return nil
 }
@@ -259,7 +265,7 @@ func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, erro
 	src := newFrameSource(r, opts.MaxFrameBytes)
 	defer src.close()
 	var (
-		cur       decoded
+		cur       *job
 		frameBase int64 // plaintext offset where the current frame starts
 	)
 	s := &lineScanner{visit: visit, maxLine: maxLine}
@@ -307,7 +313,7 @@ func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, erro
 		}
 		res.Frames++
 		frameBase = s.input
-		if werr := s.write(plain); werr != nil {
+		if werr := s.writeJob(d); werr != nil {
 			return res, werr
 		}
 	}
