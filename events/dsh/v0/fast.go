@@ -1,6 +1,9 @@
 package v0
 
 import (
+	"encoding/binary"
+	"math/bits"
+
 	"github.com/tailproof/tailproof/events/internal/jsonscan"
 )
 
@@ -47,7 +50,8 @@ func (p *Parser) fastLine(dst []Record, line []byte) ([]Record, bool) {
 	if dataEnd < 0 {
 		return dst, false
 	}
-	r := Record{Type: typ, HasType: true, Seq: seq, Time: time, raw: line, Data: line[i:dataEnd]}
+	dst = append(dst, Record{Type: typ, HasType: true, Seq: seq, Time: time, raw: line, Data: line[i:dataEnd]})
+	r := &dst[len(dst)-1] // in place: a Record is 184 bytes
 	j := dataEnd
 	for _, opt := range [...]struct {
 		key string
@@ -56,15 +60,15 @@ func (p *Parser) fastLine(dst []Record, line []byte) ([]Record, bool) {
 		if k := lit(line, j, opt.key); k >= 0 {
 			end := compact(line, k, compactDepth)
 			if end < 0 {
-				return dst, false
+				return dst[:len(dst)-1], false
 			}
 			*opt.val, j = line[k:end], end
 		}
 	}
 	if j+1 != len(line) || line[j] != '}' {
-		return dst, false
+		return dst[:len(dst)-1], false
 	}
-	return append(dst, r), true
+	return dst, true
 }
 
 // fastRow parses a compact packed row whose type ends at i.
@@ -165,17 +169,28 @@ func chunkData(b []byte, i int) int {
 }
 
 // intAt reads the JSON number at b[i] as number does, with a fast path for
-// a plain integer of up to 15 digits: its value and end, or end -1.
+// a plain integer of up to 15 digits read eight digits at a time: its value
+// and end, or end -1.
 func intAt(b []byte, i int) (float64, int) {
 	if i < 0 {
 		return 0, -1
 	}
-	j, n := i, int64(0)
-	for j < len(b) && j-i < 16 && b[j]-'0' <= 9 {
-		n = n*10 + int64(b[j]-'0')
-		j++
+	j, n := i, uint64(0)
+	for k := 0; k < 2 && len(b)-j >= 8; k++ {
+		d, v := digits8(binary.LittleEndian.Uint64(b[j:]))
+		n = n*pow10[d] + v
+		j += d
+		if d < 8 {
+			break
+		}
 	}
-	if j == i || j-i == 16 || (b[i] == '0' && j-i > 1) || (j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E')) {
+	if len(b)-j < 8 { // the line's last bytes: one at a time
+		for j < len(b) && j-i < 16 && b[j]-'0' <= 9 {
+			n = n*10 + uint64(b[j]-'0')
+			j++
+		}
+	}
+	if j == i || j-i >= 16 || (b[i] == '0' && j-i > 1) || (j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E' || b[j]-'0' <= 9)) {
 		e := num(b, i)
 		if e < 0 {
 			return 0, -1
@@ -184,6 +199,29 @@ func intAt(b []byte, i int) (float64, int) {
 		return v, e
 	}
 	return float64(n), j
+}
+
+var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
+
+// digits8 reads the ASCII digits that start the eight bytes of w (first
+// byte lowest): how many (0 to 8) and their value. A byte flags as not a
+// digit when it is below '0' (the subtraction borrows), above '9' (the
+// addition reaches the high bit) or has the high bit; a borrow or carry only
+// disturbs the bytes above the first flagged one, and only that one counts.
+func digits8(w uint64) (int, uint64) {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	t := w - ones*'0'
+	stop := (t | (w + ones*(0x80-':')) | w) & high
+	n := bits.TrailingZeros64(stop) >> 3
+	if n == 0 {
+		return 0, 0
+	}
+	// Keep the n digits, moved to the top so the bytes below read as
+	// leading zeros, then combine pairs, quads and the two halves.
+	t <<= 64 - 8*uint(n)
+	t = t*10 + t>>8
+	t = ((t&0x000000FF000000FF)*(100+1000000<<32) + (t>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
+	return n, t
 }
 
 // span is b[i:j], or nil when either end is a failed match.

@@ -99,3 +99,26 @@ func FuzzCompactPath(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { checkCompact(t, line) })
 }
+
+// intAt agrees with number on every plain integer length and on the
+// shapes around them (leading zeros, fractions, exponents, a sign, digits
+// running to the end of the input).
+func TestIntAt(t *testing.T) {
+	var cases []string
+	for n := 1; n <= 20; n++ {
+		d := strings.Repeat("7", n)
+		cases = append(cases, d, "1"+d[1:], "9"+d[1:], "0"+d, d+".5", d+"e2", "-"+d, "1"+strings.Repeat("0", n-1))
+	}
+	cases = append(cases, "0", "00", "-0", "0.0", "x", "", "12345678", "123456789012345", "9007199254740993")
+	for _, c := range cases {
+		for _, tail := range []string{"", ",", "}}}", `,"time":1781000000003,"data":{}}`} {
+			b := []byte(c + tail)
+			v, end := intAt(b, 0)
+			e := num(b, 0)
+			want, _ := number(span(b, 0, e))
+			if end != e || (e >= 0 && v != want) {
+				t.Errorf("intAt(%q) = %v, %d; number: %v, %d", b, v, end, want, e)
+			}
+		}
+	}
+}
