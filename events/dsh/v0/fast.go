@@ -157,15 +157,32 @@ func (p *Parser) fastRow(dst []Record, tag string, line []byte, i int) ([]Record
 // chunkData matches the data of a text or reasoning assistant/chunk as dsh
 // writes it, {turn, step, chunk{type, index, text}}: its end, or -1.
 func chunkData(b []byte, i int) int {
-	_, i = intAt(b, lit(b, i, `{"turn":`))
-	_, i = intAt(b, lit(b, i, `,"step":`))
+	i = skipNum(b, lit(b, i, `{"turn":`))
+	i = skipNum(b, lit(b, i, `,"step":`))
 	if k := lit(b, i, `,"chunk":{"type":"text-delta","index":`); k >= 0 {
 		i = k
 	} else {
 		i = lit(b, i, `,"chunk":{"type":"reasoning-delta","index":`)
 	}
-	_, i = intAt(b, i)
+	i = skipNum(b, i)
 	return lit(b, str1(b, lit(b, i, `,"text":`)), "}}")
+}
+
+// skipNum validates the JSON number at b[i], whose value the caller does
+// not need: a short plain integer (a turn, step or index) byte by byte,
+// anything else by num. Its end, or -1.
+func skipNum(b []byte, i int) int {
+	if i < 0 || i >= len(b) || b[i]-'1' > 8 {
+		return num(b, i) // zero, a sign or not a number
+	}
+	j := i + 1
+	for j < len(b) && b[j]-'0' <= 9 {
+		j++
+	}
+	if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
+		return num(b, i)
+	}
+	return j
 }
 
 // intAt reads the JSON number at b[i] as number does, with a fast path for

@@ -122,3 +122,11 @@ func TestIntAt(t *testing.T) {
 		}
 	}
 }
+
+func TestSkipNum(t *testing.T) {
+	for _, c := range []string{"0", "00", "01", "-0", "-1", "1", "12", "123456789012345678901", "1.5", "1.", "1e", "1e5", "9,", "0}", "x", "", "-", "1E+2"} {
+		if got, want := skipNum([]byte(c), 0), num([]byte(c), 0); got != want {
+			t.Errorf("skipNum(%q) = %d, num %d", c, got, want)
+		}
+	}
+}

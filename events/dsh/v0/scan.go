@@ -157,27 +157,24 @@ func (s *lineScanner) apply(line []byte, lineStart, end int64, recs []Record, er
 		}
 		return nil
 	}
-	hasEnd := false
-	for k := range recs { // by index: a Record is too large to copy thrice
-		if r := &recs[k]; r.HasType && r.Type == TypeTurnEnd {
-			hasEnd = true
+	hasEnd, gap := false, -1
+	for k := range recs { // by index: a Record is too large to copy
+		r := &recs[k]
+		hasEnd = hasEnd || r.HasType && r.Type == TypeTurnEnd
+		if gap < 0 && r.Seq != float64(s.n+int64(k)) {
+			gap = k
 		}
 	}
-	if s.issue != nil {
+	if s.issue != nil || gap >= 0 {
+		// Past the first bad line, or this is it: only a later turn/end
+		// matters now, and it makes the issue corruption.
+		if s.issue == nil {
+			s.issue = fmt.Errorf("v0: %s: %w: seq gap in committed region (event line %d: expected %d, got %s)", s.where(lineStart), events.ErrCorrupt, s.line, s.n+int64(gap), seqText(recs[gap]))
+		}
 		if hasEnd {
 			return s.issue
 		}
 		return nil
-	}
-	for k := range recs {
-		if r := &recs[k]; r.Seq != float64(s.n+int64(k)) {
-			want := s.n + int64(k)
-			s.issue = fmt.Errorf("v0: %s: %w: seq gap in committed region (event line %d: expected %d, got %s)", s.where(lineStart), events.ErrCorrupt, s.line, want, seqText(*r))
-			if hasEnd {
-				return s.issue
-			}
-			return nil
-		}
 	}
 	for k := range recs {
 		if err := s.visit(recs[k]); err != nil {
