@@ -19,7 +19,7 @@ import (
 // frame per checkpoint batch as the backend writes them. shape "chunks" is an
 // unpacked log (one assistant/chunk per line, packChunks: false), "packed"
 // the same stream packed into rows, "tools" few chunks and large tool results.
-func benchLog(b *testing.B, shape string, turns int) (compressed []byte, plain int) {
+func benchLog(b testing.TB, shape string, turns int) (compressed []byte, plain int) {
 	w, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(true), zstd.WithEncoderLevel(zstd.SpeedDefault))
 	hdr := header + "\n"
 	out := w.EncodeAll([]byte(hdr), nil)

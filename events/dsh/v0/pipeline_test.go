@@ -66,6 +66,18 @@ func TestPipelineMatchesSequential(t *testing.T) {
 		rest = rest[n:]
 	}
 	inputs = append(inputs, input{"split lines", split, -1})
+	// Logs of many jobs (a job batches frames up to 16 KB or 256 frames):
+	// whole, cut, damaged, stopped early.
+	for _, shape := range []string{"chunks", "packed", "tools"} {
+		big, _ := benchLog(t, shape, 120)
+		inputs = append(inputs, input{shape, big, -1}, input{shape + " stopped", big, 5000})
+		for _, n := range []int{len(big) / 3, len(big) / 2, len(big) - 1} {
+			inputs = append(inputs, input{fmt.Sprintf("%s cut %d", shape, n), big[:n], -1})
+			bad := bytes.Clone(big)
+			bad[n] ^= 0x10
+			inputs = append(inputs, input{fmt.Sprintf("%s damaged at %d", shape, n), bad, -1})
+		}
+	}
 	for n := 0; n <= len(split); n += 7 {
 		inputs = append(inputs, input{fmt.Sprintf("split lines cut %d", n), split[:n], -1})
 	}

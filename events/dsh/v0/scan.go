@@ -262,7 +262,7 @@ func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, erro
 	src := newFrameSource(r, opts.MaxFrameBytes)
 	defer src.close()
 	var (
-		cur       *job
+		cur       *frame
 		frameBase int64 // plaintext offset where the current frame starts
 	)
 	s := &lineScanner{visit: visit, maxLine: maxLine}
@@ -310,7 +310,7 @@ func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, erro
 		}
 		res.Frames++
 		frameBase = s.input
-		if werr := s.writeJob(d); werr != nil {
+		if werr := s.writeFrame(d); werr != nil {
 			return res, werr
 		}
 	}
