@@ -33,7 +33,9 @@ type Options struct {
 	// A longer line is unparsable, never an allocation of its size.
 	MaxLineBytes int
 	// MaxFrameBytes bounds one frame, compressed and decompressed (<= 0:
-	// DefaultMaxFrameBytes).
+	// DefaultMaxFrameBytes). With more than one processor a scan decodes
+	// up to six batches of frames ahead (ADR 0037), so it may hold that many
+	// frames at once.
 	MaxFrameBytes int
 }
 
