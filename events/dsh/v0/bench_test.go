@@ -19,7 +19,7 @@ import (
 // frame per checkpoint batch as the backend writes them. shape "chunks" is an
 // unpacked log (one assistant/chunk per line, packChunks: false), "packed"
 // the same stream packed into rows, "tools" few chunks and large tool results.
-func benchLog(b testing.TB, shape string, turns int) (compressed []byte, plain int) {
+func benchLog(b *testing.B, shape string, turns int) (compressed []byte, plain int) {
 	w, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(true), zstd.WithEncoderLevel(zstd.SpeedDefault))
 	hdr := header + "\n"
 	out := w.EncodeAll([]byte(hdr), nil)
@@ -155,8 +155,7 @@ func BenchmarkZstdDecode(b *testing.B) {
 // rows, every record visited), back to back, so both see the same load.
 // zstd/scan-cpu is zstd's CPU time over the reader's (the reader's
 // throughput as a fraction of zstd's, from process CPU time), zstd/scan-wall
-// the same from wall time; the target is 0.8. With -cpu 2 the reader decodes
-// frames on a second goroutine while it parses (pipeline.go). Run:
+// the same from wall time; the target is 0.8. Run:
 //
 //	go test -run='^$' -bench=ReadVsZstd -benchtime=20x -cpu 1,2 ./events/dsh/v0
 func BenchmarkReadVsZstd(b *testing.B) {

@@ -33,9 +33,7 @@ type Options struct {
 	// A longer line is unparsable, never an allocation of its size.
 	MaxLineBytes int
 	// MaxFrameBytes bounds one frame, compressed and decompressed (<= 0:
-	// DefaultMaxFrameBytes). With more than one processor a scan decodes
-	// up to six batches of frames ahead (ADR 0037), so it may hold that many
-	// frames at once.
+	// DefaultMaxFrameBytes).
 	MaxFrameBytes int
 }
 
@@ -137,19 +135,14 @@ func (s *lineScanner) addFrag(b []byte) {
 }
 
 func (s *lineScanner) consume(line []byte, lineStart, end int64) error {
-	s.line++ // before apply: a message names the line
+	s.line++
 	var err error
 	if s.tooLong {
 		err = fmt.Errorf("line exceeds %d bytes: %w", s.maxLine, events.ErrLineTooLong)
 	} else {
 		s.recs, err = s.parser.ParseLine(s.recs[:0], line)
 	}
-	return s.apply(line, lineStart, end, s.recs, err)
-}
-
-// apply is the rest of consume for a line already parsed into recs (or
-// err): by consume, or ahead of time by a frame worker (pipeline.go).
-func (s *lineScanner) apply(line []byte, lineStart, end int64, recs []Record, err error) error {
+	recs := s.recs
 	if errors.Is(err, ErrNullRecord) {
 		return fmt.Errorf("v0: %s: %w: a null storage record", s.where(lineStart), events.ErrCorrupt)
 	}
@@ -261,43 +254,49 @@ func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, erro
 	if maxLine <= 0 {
 		maxLine = events.DefaultMaxLineBytes
 	}
-	src := newFrameSource(r, opts.MaxFrameBytes)
-	defer src.close()
+	fr := NewFrameReader(r, opts.MaxFrameBytes)
+	dec := NewFrameDecoder(opts.MaxFrameBytes)
+	defer dec.Close()
 	var (
-		cur       *frame
+		plain     []byte
+		cur       Frame
 		frameBase int64 // plaintext offset where the current frame starts
 	)
 	s := &lineScanner{visit: visit, maxLine: maxLine}
 	s.where = func(at int64) string {
-		return fmt.Sprintf("frame %d (byte %d), line %d at offset %d of the frame", cur.index, cur.offset, s.line+1, at-frameBase)
+		return fmt.Sprintf("frame %d (byte %d), line %d at offset %d of the frame", cur.Index, cur.Offset, s.line+1, at-frameBase)
 	}
 	for {
-		d := src.next()
-		res.Size = d.size
-		if d.err == io.EOF {
+		f, err := fr.Next()
+		res.Size = fr.Offset()
+		if err == io.EOF {
 			break
 		}
-		if d.torn {
+		var torn *TornFrame
+		if errors.As(err, &torn) {
 			if res.Frames == 0 {
 				return res, fmt.Errorf("v0: %w: empty or header-less Zstandard session log (the header frame is incomplete)", events.ErrCorrupt)
 			}
 			if s.commit != s.input {
 				return res, fmt.Errorf("v0: frame %d: %w: %v", res.Frames-1, events.ErrCorrupt, errTornRecord)
 			}
-			cur, frameBase = d, s.input
+			cur, frameBase = Frame{Index: torn.Index, Offset: torn.Offset}, s.input
 			s.salvage = true
-			if werr := s.write(d.plain); werr != nil {
+			if werr := s.write(dec.DecodePrefix(torn)); werr != nil {
 				return res, werr
 			}
-			res.Cut = d.offset
+			res.Cut = torn.Offset
 			res.Salvaged, res.SalvagedEvents = s.salvaged, s.salvN
 			break
 		}
-		if d.err != nil {
-			return res, d.err
+		if err != nil {
+			return res, err
 		}
-		cur = d
-		plain := d.plain
+		cur = f
+		plain, err = dec.Decode(plain[:0], f)
+		if err != nil {
+			return res, err
+		}
 		if res.Frames == 0 {
 			if len(plain) == 0 || bytes.IndexByte(plain, '\n') != len(plain)-1 {
 				return res, fmt.Errorf("v0: frame 0: %w: first frame is not exactly one header line", events.ErrCorrupt)
@@ -312,7 +311,7 @@ func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, erro
 		}
 		res.Frames++
 		frameBase = s.input
-		if werr := s.writeFrame(d); werr != nil {
+		if werr := s.write(plain); werr != nil {
 			return res, werr
 		}
 	}
