@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/dsh/internal/dshact"
 	"github.com/tailproof/tailproof/events/turn"
 )
 
@@ -111,21 +112,9 @@ func (Mapper) Map(dst []turn.Act, ev events.Event) []turn.Act {
 
 func turnID(n int64) string { return strconv.FormatInt(n, 10) }
 
-func messageID(t, s int64) string { return turnID(t) + "." + strconv.FormatInt(s, 10) }
+func messageID(t, s int64) string { return dshact.MessageID(turnID(t), strconv.FormatInt(s, 10)) }
 
-func promptAct(a *turn.Act, content []Block, s Source) {
-	a.Kind, a.Origin, a.Text = turn.KindPrompt, events.OriginStructural, text(content)
-	switch s.Kind {
-	case "user":
-		a.Source = turn.SourceUser
-	case "plugin":
-		a.Source = turn.SourceHook
-	case "agent":
-		a.Source = turn.SourceAgent
-	default:
-		a.Source, a.Reason = turn.SourceUnknown, "source kind "+s.Kind
-	}
-}
+func promptAct(a *turn.Act, content []Block, s Source) { dshact.Prompt(a, text(content), s.Kind) }
 
 func text(content []Block) string {
 	var b strings.Builder
@@ -137,28 +126,15 @@ func text(content []Block) string {
 	return b.String()
 }
 
+// endOf maps v1's reason with the shared table; v1's seed format has no
+// blocked kind, so it stays unstated there.
 func endOf(r Reason) (turn.End, string) {
-	switch r.Kind {
-	case "completed":
-		return turn.EndCompleted, ""
-	case "error":
-		if r.Message != nil {
-			return turn.EndFailed, *r.Message
-		}
-		return turn.EndFailed, "error"
-	case "disposed":
-		return turn.EndCancelled, "disposed"
-	case "aborted":
-		if r.Reason != nil {
-			return turn.EndInterrupted, "aborted: " + *r.Reason
-		}
-		return turn.EndInterrupted, "aborted"
-	case "max-tokens":
-		// The turn ran to the model's output budget and dsh ended it: it
-		// ended, not cut (ADR 0018's table).
-		return turn.EndCompleted, r.Kind
-	case "interrupted":
-		return turn.EndInterrupted, r.Kind
+	d := dshact.Reason{Kind: r.Kind}
+	if r.Message != nil {
+		d.Message, d.HasMessage = *r.Message, true
 	}
-	return turn.EndUnstated, r.Kind
+	if r.Reason != nil {
+		d.Why, d.HasWhy = *r.Reason, true
+	}
+	return dshact.End(d)
 }

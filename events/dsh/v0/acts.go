@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/dsh/internal/dshact"
 	"github.com/tailproof/tailproof/events/turn"
 )
 
@@ -107,7 +108,7 @@ func (Mapper) Map(dst []turn.Act, ev events.Event) []turn.Act {
 		a.Turn, a.Steer = string(d.get("turn")), true
 	case TypeAssistantMessage:
 		a.Turn = string(d.get("turn"))
-		a.Message = a.Turn + "." + string(d.get("step"))
+		a.Message = dshact.MessageID(a.Turn, string(d.get("step")))
 		a.Kind, a.Stop = turn.KindOutput, turn.StopUnclear
 		content := d.get("content") // legacy: {content, provenance}
 		if d.has("message") {
@@ -176,7 +177,6 @@ func (o obj) get(key string) []byte {
 func (o obj) has(key string) bool { return o.get(key) != nil }
 
 func promptAct(a *turn.Act, m obj) {
-	a.Kind, a.Origin = turn.KindPrompt, events.OriginStructural
 	blocks, _ := Array(nil, m.get("content"))
 	var text strings.Builder
 	for _, raw := range blocks {
@@ -186,41 +186,19 @@ func promptAct(a *turn.Act, m obj) {
 			text.WriteString(s)
 		}
 	}
-	a.Text = text.String()
 	kind, _ := String(members(m.get("source")).get("kind"))
-	switch kind {
-	case "user":
-		a.Source = turn.SourceUser
-	case "plugin":
-		a.Source = turn.SourceHook
-	case "agent":
-		a.Source = turn.SourceAgent
-	default:
-		a.Source, a.Reason = turn.SourceUnknown, "source kind "+kind
-	}
+	dshact.Prompt(a, text.String(), kind)
 }
 
+// endOf maps v0's reason with the shared table, plus the published format's
+// blocked (a turn a hook or policy stopped): interrupted.
 func endOf(r obj) (turn.End, string) {
-	kind, _ := String(r.get("kind"))
-	switch kind {
-	case "completed":
-		return turn.EndCompleted, ""
-	case "max-tokens":
-		return turn.EndCompleted, kind
-	case "error":
-		if m, ok := String(r.get("message")); ok {
-			return turn.EndFailed, m
-		}
-		return turn.EndFailed, kind
-	case "disposed":
-		return turn.EndCancelled, kind
-	case "aborted":
-		if why, ok := String(r.get("reason")); ok {
-			return turn.EndInterrupted, "aborted: " + why
-		}
-		return turn.EndInterrupted, kind
-	case "interrupted", "blocked":
-		return turn.EndInterrupted, kind
+	d := dshact.Reason{}
+	d.Kind, _ = String(r.get("kind"))
+	if d.Kind == "blocked" {
+		return turn.EndInterrupted, d.Kind
 	}
-	return turn.EndUnstated, kind
+	d.Message, d.HasMessage = String(r.get("message"))
+	d.Why, d.HasWhy = String(r.get("reason"))
+	return dshact.End(d)
 }

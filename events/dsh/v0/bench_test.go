@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -143,6 +144,47 @@ func BenchmarkZstdDecode(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkReadVsZstd is the issue 18 target measured on a shared machine:
+// each pass decodes the log with Go's zstd decoder alone (klauspost,
+// streaming to io.Discard, concurrency 1, as in BenchmarkZstdDecode) and
+// then reads it with the whole v0 reader (Scan: frames, checksums, lines,
+// rows, every record visited), back to back, so both see the same load.
+// zstd/scan-cpu is zstd's CPU time over the reader's (the reader's
+// throughput as a fraction of zstd's, from process CPU time), zstd/scan-wall
+// the same from wall time; the target is 0.8. Run:
+//
+//	go test -run='^$' -bench=ReadVsZstd -benchtime=20x -cpu 1,2 ./events/dsh/v0
+func BenchmarkReadVsZstd(b *testing.B) {
+	for _, name := range []string{"chunks", "packed", "tools"} {
+		data, plain := benchLog(b, name, 2000)
+		b.Run(name, func(b *testing.B) {
+			var zCPU, zWall, sCPU, sWall float64
+			for b.Loop() {
+				c0, w0 := shape.CPUSeconds(), time.Now()
+				d, _ := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1))
+				if _, err := io.Copy(io.Discard, d); err != nil {
+					b.Fatal(err)
+				}
+				d.Close()
+				c1, w1 := shape.CPUSeconds(), time.Now()
+				if _, err := v0.Scan(bytes.NewReader(data), v0.Zstd, v0.Options{}, func(v0.Record) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+				c2, w2 := shape.CPUSeconds(), time.Now()
+				zCPU, sCPU = zCPU+c1-c0, sCPU+c2-c1
+				zWall, sWall = zWall+w1.Sub(w0).Seconds(), sWall+w2.Sub(w1).Seconds()
+			}
+			mb := float64(plain) * float64(b.N) / 1e6
+			b.ReportMetric(mb/zCPU, "zstd-MB/cpu-s")
+			b.ReportMetric(mb/sCPU, "scan-MB/cpu-s")
+			b.ReportMetric(mb/zWall, "zstd-MB/s")
+			b.ReportMetric(mb/sWall, "scan-MB/s")
+			b.ReportMetric(zCPU/sCPU, "zstd/scan-cpu")
+			b.ReportMetric(zWall/sWall, "zstd/scan-wall")
 		})
 	}
 }

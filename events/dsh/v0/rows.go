@@ -2,6 +2,7 @@ package v0
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tailproof/tailproof/events"
 )
@@ -101,25 +102,30 @@ func (p *Parser) expandRow(dst []Record, tag string, ms []member) ([]Record, err
 		gaps = append(gaps, v)
 	}
 	p.gaps = gaps
+	return expandMembers(dst, tag, seq0, time0, m, payload, gaps)
+}
+
+// expandMembers is the end of validateRow and the expansion, shared by the
+// general row path and the compact one (fast.go): dt's arity, the members'
+// safe seqs and times, then one Record per payload element. gaps are dt's
+// safe integers.
+func expandMembers(dst []Record, tag string, seq0, time0 float64, m *rowMember, payload [][]byte, gaps []float64) ([]Record, error) {
 	if len(gaps) != len(payload)-1 {
 		return dst, malformed(tag, fmt.Sprintf("dt length %d does not match %d members", len(gaps), len(payload)))
 	}
 	if !safeInteger(seq0 + float64(len(payload)-1)) {
 		return dst, malformed(tag, "member seqs must stay safe integers")
 	}
+	n := len(dst)
+	dst = slices.Grow(dst, len(payload))
 	t := time0
-	for _, g := range gaps {
-		t += g
-		if !safeInteger(t) {
-			return dst, malformed(tag, "member times must stay safe integers")
-		}
-	}
-	t = time0
 	for k, pl := range payload {
 		if k > 0 {
-			t += gaps[k-1]
+			if t += gaps[k-1]; !safeInteger(t) {
+				return dst[:n], malformed(tag, "member times must stay safe integers")
+			}
 		}
-		dst = append(dst, Record{Type: TypeAssistantChunk, HasType: true, Seq: seq0 + float64(k), Time: t, member: m, payload: pl})
+		dst = append(dst, Record{Type: TypeAssistantChunk, HasType: true, Seq: seq0 + float64(k), Time: t, member: m, raw: pl})
 	}
 	return dst, nil
 }

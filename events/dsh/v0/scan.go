@@ -142,6 +142,7 @@ func (s *lineScanner) consume(line []byte, lineStart, end int64) error {
 	} else {
 		s.recs, err = s.parser.ParseLine(s.recs[:0], line)
 	}
+	recs := s.recs
 	if errors.Is(err, ErrNullRecord) {
 		return fmt.Errorf("v0: %s: %w: a null storage record", s.where(lineStart), events.ErrCorrupt)
 	}
@@ -151,38 +152,35 @@ func (s *lineScanner) consume(line []byte, lineStart, end int64) error {
 		}
 		return nil
 	}
-	hasEnd := false
-	for k := range s.recs { // by index: a Record is too large to copy thrice
-		if r := &s.recs[k]; r.HasType && r.Type == TypeTurnEnd {
-			hasEnd = true
+	hasEnd, gap := false, -1
+	for k := range recs { // by index: a Record is too large to copy
+		r := &recs[k]
+		hasEnd = hasEnd || r.HasType && r.Type == TypeTurnEnd
+		if gap < 0 && r.Seq != float64(s.n+int64(k)) {
+			gap = k
 		}
 	}
-	if s.issue != nil {
+	if s.issue != nil || gap >= 0 {
+		// Past the first bad line, or this is it: only a later turn/end
+		// matters now, and it makes the issue corruption.
+		if s.issue == nil {
+			s.issue = fmt.Errorf("v0: %s: %w: seq gap in committed region (event line %d: expected %d, got %s)", s.where(lineStart), events.ErrCorrupt, s.line, s.n+int64(gap), seqText(recs[gap]))
+		}
 		if hasEnd {
 			return s.issue
 		}
 		return nil
 	}
-	for k := range s.recs {
-		if r := &s.recs[k]; r.Seq != float64(s.n+int64(k)) {
-			want := s.n + int64(k)
-			s.issue = fmt.Errorf("v0: %s: %w: seq gap in committed region (event line %d: expected %d, got %s)", s.where(lineStart), events.ErrCorrupt, s.line, want, seqText(*r))
-			if hasEnd {
-				return s.issue
-			}
-			return nil
-		}
-	}
-	for k := range s.recs {
-		if err := s.visit(s.recs[k]); err != nil {
+	for k := range recs {
+		if err := s.visit(recs[k]); err != nil {
 			return err
 		}
 	}
-	s.n += int64(len(s.recs))
+	s.n += int64(len(recs))
 	s.commit = end
 	if s.salvage {
 		s.salvaged = append(append(s.salvaged, line...), '\n')
-		s.salvN += int64(len(s.recs))
+		s.salvN += int64(len(recs))
 	}
 	return nil
 }

@@ -246,3 +246,35 @@ func FuzzFrameReader(f *testing.F) {
 		}
 	})
 }
+
+// dsh writes whole lines per frame, but its scanner reads the decoded
+// stream, so a line cut across frames is one line: every line of the log
+// split at arbitrary points over frames of 37 bytes reads as the log does,
+// and every cut of it is a prefix or refused.
+func TestScanLinesAcrossFrames(t *testing.T) {
+	w, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(true))
+	split := w.EncodeAll([]byte(header+"\n"), nil)
+	rest := strings.Join(batches, "\n") + "\n"
+	for len(rest) > 0 {
+		n := min(len(rest), 37)
+		split = w.EncodeAll([]byte(rest[:n]), split)
+		rest = rest[n:]
+	}
+	want, _, err := scanAll(t, zstdLog(t), v0.Zstd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, res, err := scanAll(t, split, v0.Zstd)
+	if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") || res.Events != 10 {
+		t.Fatalf("split log: %v %+v", err, res)
+	}
+	for n := 0; n < len(split); n++ {
+		got, _, err := scanAll(t, split[:n], v0.Zstd)
+		if err == nil && strings.Join(got, "\n") != strings.Join(want[:len(got)], "\n") {
+			t.Fatalf("cut %d: not a prefix", n)
+		}
+		if err != nil && !errors.Is(err, events.ErrCorrupt) {
+			t.Fatalf("cut %d: %v", n, err)
+		}
+	}
+}

@@ -1,0 +1,332 @@
+package v0
+
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/tailproof/tailproof/events/internal/jsonscan"
+)
+
+// The compact path (ADR 0037). dsh writes every storage line with
+// JSON.stringify, so a line is compact JSON with its envelope keys in one
+// order: an event {type, seq, time, data[, surfaceOp][, sourceEventSeqs]
+// [, ignorable]} or a packed row {type, seq0, time0, data{turn, step, index,
+// dt, texts | id[, name], args}} (dsh-session 0.1.0-rc.8, buildRow and the
+// event constructors). fastLine matches that shape literally and validates
+// every value it passes as JSON.parse would; on anything else — whitespace,
+// another key order, a duplicate or foreign key, a row its checks refuse —
+// it declines and ParseLine parses the line in full. So the compact path
+// never decides an error: when it returns records they are exactly the
+// general path's (FuzzCompactPath checks this on any input).
+
+// compactDepth bounds the containers the compact path follows inside data;
+// deeper data goes to the general parser, which enforces jsonscan.MaxDepth.
+const compactDepth = 32
+
+// fastLine parses a compact storage line; ok false means declined.
+func (p *Parser) fastLine(dst []Record, line []byte) ([]Record, bool) {
+	i := lit(line, 0, `{"type":`)
+	if i < 0 || i >= len(line) || line[i] != '"' {
+		return dst, false
+	}
+	tend := str1(line, i)
+	if tend < 0 {
+		return dst, false
+	}
+	if tag, row := rowTag(line[i:tend]); row {
+		return p.fastRow(dst, tag, line, tend)
+	}
+	typ, _ := p.typeOf(line[i:tend])
+	seq, seqEnd := intAt(line, lit(line, tend, `,"seq":`))
+	time, timeEnd := intAt(line, lit(line, seqEnd, `,"time":`))
+	i = lit(line, timeEnd, `,"data":`)
+	dataEnd := -1
+	if typ == TypeAssistantChunk {
+		dataEnd = chunkData(line, i)
+	}
+	if dataEnd < 0 {
+		dataEnd = compact(line, i, compactDepth)
+	}
+	if dataEnd < 0 {
+		return dst, false
+	}
+	dst = append(dst, Record{Type: typ, HasType: true, Seq: seq, Time: time, raw: line, Data: line[i:dataEnd]})
+	r := &dst[len(dst)-1] // in place: a Record is 184 bytes
+	j := dataEnd
+	for _, opt := range [...]struct {
+		key string
+		val *[]byte
+	}{{`,"surfaceOp":`, &r.SurfaceOp}, {`,"sourceEventSeqs":`, &r.SourceEventSeqs}, {`,"ignorable":`, &r.Ignorable}} {
+		if k := lit(line, j, opt.key); k >= 0 {
+			end := compact(line, k, compactDepth)
+			if end < 0 {
+				return dst[:len(dst)-1], false
+			}
+			*opt.val, j = line[k:end], end
+		}
+	}
+	if j+1 != len(line) || line[j] != '}' {
+		return dst[:len(dst)-1], false
+	}
+	return dst, true
+}
+
+// fastRow parses a compact packed row whose type ends at i.
+func (p *Parser) fastRow(dst []Record, tag string, line []byte, i int) ([]Record, bool) {
+	i = lit(line, i, `,"seq0":`)
+	seq0, seq0End := intAt(line, i)
+	time0, time0End := intAt(line, lit(line, seq0End, `,"time0":`))
+	m := &rowMember{}
+	i = lit(line, time0End, `,"data":{"turn":`)
+	e := num(line, i)
+	m.turn = span(line, i, e)
+	i = lit(line, e, `,"step":`)
+	e = num(line, i)
+	m.step = span(line, i, e)
+	i = lit(line, e, `,"index":`)
+	e = num(line, i)
+	m.idx = span(line, i, e)
+	i = lit(line, e, `,"dt":[`)
+	gaps := p.gaps[:0]
+	if i >= 0 && i < len(line) && line[i] == ']' {
+		i++
+	} else {
+		for i >= 0 {
+			var g float64
+			if g, e = intAt(line, i); e < 0 || !safeInteger(g) {
+				return dst, false
+			}
+			gaps = append(gaps, g)
+			if i = e + 1; e < len(line) && line[e] == ']' {
+				break
+			}
+			if e >= len(line) || line[e] != ',' {
+				return dst, false
+			}
+		}
+	}
+	p.gaps = gaps
+	m.chunkType = "text-delta"
+	switch tag {
+	case TagReasoningChunks:
+		m.chunkType = "reasoning-delta"
+	case TagToolCallChunks:
+		m.chunkType = "tool-call-delta"
+		i = lit(line, i, `,"id":`)
+		e = str1(line, i)
+		m.id = span(line, i, e)
+		i = e
+		if k := lit(line, i, `,"name":`); k >= 0 {
+			e = str1(line, k)
+			m.name, i = span(line, k, e), e
+		}
+	}
+	if tag == TagToolCallChunks {
+		i = lit(line, i, `,"args":[`)
+	} else {
+		i = lit(line, i, `,"texts":[`)
+	}
+	payload := p.payload[:0]
+	for i >= 0 {
+		e = str1(line, i)
+		if e < 0 {
+			return dst, false
+		}
+		payload = append(payload, line[i:e])
+		if i = e + 1; e < len(line) && line[e] == ']' {
+			break
+		}
+		if e >= len(line) || line[e] != ',' {
+			return dst, false
+		}
+	}
+	p.payload = payload
+	if i < 0 || len(line)-i != 2 || line[i] != '}' || line[i+1] != '}' {
+		return dst, false
+	}
+	if !safeInteger(seq0) || seq0 < 0 || !safeInteger(time0) {
+		return dst, false // the general path names the defect
+	}
+	out, err := expandMembers(dst, tag, seq0, time0, m, payload, gaps)
+	if err != nil {
+		return dst, false
+	}
+	return out, true
+}
+
+// chunkData matches the data of a text or reasoning assistant/chunk as dsh
+// writes it, {turn, step, chunk{type, index, text}}: its end, or -1.
+func chunkData(b []byte, i int) int {
+	i = skipNum(b, lit(b, i, `{"turn":`))
+	i = skipNum(b, lit(b, i, `,"step":`))
+	if k := lit(b, i, `,"chunk":{"type":"text-delta","index":`); k >= 0 {
+		i = k
+	} else {
+		i = lit(b, i, `,"chunk":{"type":"reasoning-delta","index":`)
+	}
+	i = skipNum(b, i)
+	return lit(b, str1(b, lit(b, i, `,"text":`)), "}}")
+}
+
+// skipNum validates the JSON number at b[i], whose value the caller does
+// not need: a short plain integer (a turn, step or index) byte by byte,
+// anything else by num. Its end, or -1.
+func skipNum(b []byte, i int) int {
+	if i < 0 || i >= len(b) || b[i]-'1' > 8 {
+		return num(b, i) // zero, a sign or not a number
+	}
+	j := i + 1
+	for j < len(b) && b[j]-'0' <= 9 {
+		j++
+	}
+	if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
+		return num(b, i)
+	}
+	return j
+}
+
+// intAt reads the JSON number at b[i] as number does, with a fast path for
+// a plain integer of up to 15 digits read eight digits at a time: its value
+// and end, or end -1.
+func intAt(b []byte, i int) (float64, int) {
+	if i < 0 {
+		return 0, -1
+	}
+	j, n := i, uint64(0)
+	for k := 0; k < 2 && len(b)-j >= 8; k++ {
+		d, v := digits8(binary.LittleEndian.Uint64(b[j:]))
+		n = n*pow10[d] + v
+		j += d
+		if d < 8 {
+			break
+		}
+	}
+	if len(b)-j < 8 { // the line's last bytes: one at a time
+		for j < len(b) && j-i < 16 && b[j]-'0' <= 9 {
+			n = n*10 + uint64(b[j]-'0')
+			j++
+		}
+	}
+	if j == i || j-i >= 16 || (b[i] == '0' && j-i > 1) || (j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E' || b[j]-'0' <= 9)) {
+		e := num(b, i)
+		if e < 0 {
+			return 0, -1
+		}
+		v, _ := number(b[i:e])
+		return v, e
+	}
+	return float64(n), j
+}
+
+var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
+
+// digits8 reads the ASCII digits that start the eight bytes of w (first
+// byte lowest): how many (0 to 8) and their value. A byte flags as not a
+// digit when it is below '0' (the subtraction borrows), above '9' (the
+// addition reaches the high bit) or has the high bit; a borrow or carry only
+// disturbs the bytes above the first flagged one, and only that one counts.
+func digits8(w uint64) (int, uint64) {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	t := w - ones*'0'
+	stop := (t | (w + ones*(0x80-':')) | w) & high
+	n := bits.TrailingZeros64(stop) >> 3
+	if n == 0 {
+		return 0, 0
+	}
+	// Keep the n digits, moved to the top so the bytes below read as
+	// leading zeros, then combine pairs, quads and the two halves.
+	t <<= 64 - 8*uint(n)
+	t = t*10 + t>>8
+	t = ((t&0x000000FF000000FF)*(100+1000000<<32) + (t>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
+	return n, t
+}
+
+// span is b[i:j], or nil when either end is a failed match.
+func span(b []byte, i, j int) []byte {
+	if i < 0 || j < i {
+		return nil
+	}
+	return b[i:j]
+}
+
+// lit returns the offset past s when b[i:] starts with it, else -1 (also
+// for i < 0, so matches chain).
+func lit(b []byte, i int, s string) int {
+	if i < 0 || len(b)-i < len(s) || string(b[i:i+len(s)]) != s {
+		return -1
+	}
+	return i + len(s)
+}
+
+// num validates the JSON number at b[i]: its end, or -1.
+func num(b []byte, i int) int {
+	if i < 0 || i >= len(b) {
+		return -1
+	}
+	end, _, err := jsonscan.Number(b, i)
+	if err != nil {
+		return -1
+	}
+	return end
+}
+
+// str1 validates the JSON string at b[i]: its end, or -1.
+func str1(b []byte, i int) int {
+	if i < 0 || i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	if end, ok := jsonscan.ShortString(b, i); ok {
+		return end
+	}
+	end, _, _, err := jsonscan.String(b, i)
+	if err != nil {
+		return -1
+	}
+	return end
+}
+
+// compact validates the whitespace-free JSON value at b[i], containers
+// nested at most depth deep: its end, or -1 (invalid, spaced or too deep).
+func compact(b []byte, i, depth int) int {
+	if i < 0 || i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; c {
+	case '"':
+		return str1(b, i)
+	case '{', '[':
+		if depth == 0 {
+			return -1
+		}
+		i++
+		if i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
+			return i + 1
+		}
+		for {
+			if c == '{' {
+				if i = str1(b, i); i < 0 || i >= len(b) || b[i] != ':' {
+					return -1
+				}
+				i++
+			}
+			if i = compact(b, i, depth-1); i < 0 || i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case ',':
+				i++
+			case c + 2:
+				return i + 1
+			default:
+				return -1
+			}
+		}
+	case 't':
+		return lit(b, i, "true")
+	case 'f':
+		return lit(b, i, "false")
+	case 'n':
+		return lit(b, i, "null")
+	}
+	return num(b, i)
+}

@@ -1,0 +1,132 @@
+package v0
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// compactLines are storage lines in the shapes dsh-session 0.1.0-rc.8
+// writes (JSON.stringify): the compact path takes every one.
+var compactLines = []string{
+	`{"type":"assistant/chunk","seq":3,"time":1781000000003,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"tok1 "}}}`,
+	`{"type":"assistant/chunk","seq":3,"time":17,"data":{"turn":1,"step":1,"chunk":{"type":"reasoning-delta","index":0,"text":"a \"quoted\" é\u00e9 long enough to leave the short-string path"}}}`,
+	`{"type":"assistant/chunk","seq":4,"time":17,"data":{"turn":1,"step":1,"chunk":{"type":"tool-call-delta","index":1,"id":"c1","name":"bash","argumentsDelta":"{\"a"}}}`,
+	`{"type":"assistant/message","seq":5,"time":18,"data":{"turn":1,"step":1,"message":{"id":"a1","role":"assistant","content":[{"type":"tool-call","id":"c1","name":"bash","arguments":"{}"}],"source":{"kind":"model"}}},"surfaceOp":"append"}`,
+	`{"type":"tool/result","seq":6,"time":19,"data":{"turn":1,"step":1,"ok":true,"err":null,"f":-1.5e3,"e":[],"o":{}},"surfaceOp":"append","sourceEventSeqs":[5]}`,
+	`{"type":"x/unknown","seq":7,"time":20,"data":{},"ignorable":true}`,
+	`{"type":"turn/end","seq":9,"time":18,"data":{"turn":1,"reason":{"kind":"completed"}}}`,
+	`{"type":"text-chunks","seq0":2,"time0":1781000000002,"data":{"turn":1,"step":1,"index":0,"dt":[3,3],"texts":["tok0 ","tok1 ","tok2 "]}}`,
+	`{"type":"reasoning-chunks","seq0":2,"time0":12,"data":{"turn":1,"step":1,"index":0,"dt":[0,3],"texts":["thi","nk\"","ing é"]}}`,
+	`{"type":"tool-call-chunks","seq0":5,"time0":15,"data":{"turn":1,"step":1,"index":1,"dt":[1,-1],"id":"c1","name":"bash","args":["{\"a","\":","1}"]}}`,
+	`{"type":"tool-call-chunks","seq0":5,"time0":15,"data":{"turn":1,"step":1,"index":1,"dt":[],"id":"c1","args":["x"]}}`,
+	`{"type":"text-chunks","seq0":0,"time0":-4,"data":{"turn":1.5,"step":1e0,"index":0,"dt":[1000000000000000],"texts":["a","b"]}}`,
+	`{"type":"text-\u0063hunks","seq0":1,"time0":2,"data":{"turn":1,"step":1,"index":0,"dt":[],"texts":["a"]}}`,
+}
+
+// declinedLines are lines the compact path must leave to the general
+// parser: not compact, not in dsh's key order, or refused.
+var declinedLines = []string{
+	`{ "type":"assistant/chunk","seq":3,"time":3,"data":{}}`,
+	`{"type":"assistant/chunk","seq":3,"time":3,"data":{"turn": 1}}`,
+	`{"type":"assistant/chunk","time":3,"seq":3,"data":{}}`,
+	`{"type":"assistant/chunk","seq":3,"time":3,"data":{},"seq":4}`,
+	`{"type":"assistant/chunk","seq":3,"time":3,"data":{},"extra":1}`,
+	`{"type":"assistant/chunk","seq":3,"time":3}`,
+	`{"type":"assistant/chunk","seq":03,"time":3,"data":{}}`,
+	`{"type":"assistant/chunk","seq":3,"time":3,"data":{"a":tru}}`,
+	`{"type":"assistant/chunk","seq":3,"time":3,"data":{"a":"x` + "\x01" + `"}}`,
+	`{"type":"assistant/chunk","seq":3,"time":3,"data":{}} `,
+	`{"type":"assistant/chunk","seq":3,"time":3,"data":{}}}`,
+	`{"type":"assistant/chunk","seq":3,"time":3,"data":` + strings.Repeat("[", compactDepth+1) + strings.Repeat("]", compactDepth+1) + `}`,
+	`{"type":"text-chunks","seq0":2,"time0":2,"data":{"turn":1,"step":1,"index":0,"dt":[3],"texts":["a","b","c"]}}`,
+	`{"type":"text-chunks","seq0":-1,"time0":2,"data":{"turn":1,"step":1,"index":0,"dt":[],"texts":["a"]}}`,
+	`{"type":"text-chunks","seq0":1,"time0":2,"data":{"turn":1,"step":1,"index":0,"dt":[],"texts":[]}}`,
+	`{"type":"text-chunks","seq0":1,"time0":2,"data":{"turn":1,"step":1,"index":0,"dt":[0.5],"texts":["a","b"]}}`,
+	`{"type":"text-chunks","seq0":1,"time0":2,"data":{"turn":1,"step":1,"index":0,"dt":[],"texts":[1]}}`,
+	`{"type":"text-chunks","seq0":1,"time0":2,"data":{"step":1,"turn":1,"index":0,"dt":[],"texts":["a"]}}`,
+	`{"type":"tool-call-chunks","seq0":1,"time0":2,"data":{"turn":1,"step":1,"index":0,"dt":[],"texts":["a"]}}`,
+	`{"type":"text-chunks","seq0":1,"time0":2,"data":{"turn":1,"step":1,"index":0,"dt":[],"texts":["a"]},"x":1}`,
+	`null`,
+	`[1]`,
+	``,
+}
+
+var recordCmp = []cmp.Option{cmp.AllowUnexported(Record{}, rowMember{}), cmpopts.EquateNaNs()}
+
+// checkCompact fails when the compact path's answer differs from the
+// general parser's: it may decline anything, but what it returns must be
+// exactly what the full parse returns.
+func checkCompact(t *testing.T, line []byte) (taken bool) {
+	t.Helper()
+	var fast, full Parser
+	got, ok := fast.fastLine(nil, line)
+	if !ok {
+		return false
+	}
+	want, err := full.parseGeneral(nil, line)
+	if err != nil {
+		t.Fatalf("compact path accepted a line the parser refuses (%v): %q", err, line)
+	}
+	if d := cmp.Diff(want, got, recordCmp...); d != "" {
+		t.Fatalf("compact path differs on %q (-general +compact):\n%s", line, d)
+	}
+	return true
+}
+
+func TestCompactPathMatchesGeneral(t *testing.T) {
+	for _, l := range compactLines {
+		if !checkCompact(t, []byte(l)) {
+			t.Errorf("declined a compact line: %s", l)
+		}
+	}
+	for _, l := range declinedLines {
+		if checkCompact(t, []byte(l)) {
+			t.Errorf("took a line it must decline: %s", l)
+		}
+	}
+}
+
+// FuzzCompactPath: on any bytes the compact path never panics, and when it
+// answers its records are the general parser's.
+//
+//	go test -run='^$' -fuzz=FuzzCompactPath -fuzztime=60s ./events/dsh/v0
+func FuzzCompactPath(f *testing.F) {
+	for _, l := range append(compactLines, declinedLines...) {
+		f.Add([]byte(l))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { checkCompact(t, line) })
+}
+
+// intAt agrees with number on every plain integer length and on the
+// shapes around them (leading zeros, fractions, exponents, a sign, digits
+// running to the end of the input).
+func TestIntAt(t *testing.T) {
+	var cases []string
+	for n := 1; n <= 20; n++ {
+		d := strings.Repeat("7", n)
+		cases = append(cases, d, "1"+d[1:], "9"+d[1:], "0"+d, d+".5", d+"e2", "-"+d, "1"+strings.Repeat("0", n-1))
+	}
+	cases = append(cases, "0", "00", "-0", "0.0", "x", "", "12345678", "123456789012345", "9007199254740993")
+	for _, c := range cases {
+		for _, tail := range []string{"", ",", "}}}", `,"time":1781000000003,"data":{}}`} {
+			b := []byte(c + tail)
+			v, end := intAt(b, 0)
+			e := num(b, 0)
+			want, _ := number(span(b, 0, e))
+			if end != e || (e >= 0 && v != want) {
+				t.Errorf("intAt(%q) = %v, %d; number: %v, %d", b, v, end, want, e)
+			}
+		}
+	}
+}
+
+func TestSkipNum(t *testing.T) {
+	for _, c := range []string{"0", "00", "01", "-0", "-1", "1", "12", "123456789012345678901", "1.5", "1.", "1e", "1e5", "9,", "0}", "x", "", "-", "1E+2"} {
+		if got, want := skipNum([]byte(c), 0), num([]byte(c), 0); got != want {
+			t.Errorf("skipNum(%q) = %d, num %d", c, got, want)
+		}
+	}
+}
