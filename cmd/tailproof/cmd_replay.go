@@ -11,6 +11,7 @@ import (
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/guards"
 )
 
 func init() {
@@ -287,22 +288,62 @@ type crashRow struct {
 	Error   string   `json:"error,omitempty"`
 }
 
+// crashRows decides every crash point of s: in one pass while the
+// transcript is one clean linear chain (replay_cuts.go), from each cut's
+// bytes otherwise (or everywhere, without onePass).
 func crashRows(ctx context.Context, s *session, reference bool, now int64, bar *cli.Progress) []crashRow {
-	rows := make([]crashRow, 0, s.ev.Len()+1)
+	rows, _ := crashRowsWith(ctx, s, reference, now, bar, true)
+	return rows
+}
+
+// crashRowsWith is crashRows; passed counts the crash points the one pass
+// decided.
+func crashRowsWith(ctx context.Context, s *session, reference bool, now int64, bar *cli.Progress, onePass bool) (rows []crashRow, passed int) {
+	rows = make([]crashRow, 0, s.ev.Len()+1)
+	var pass *crashPass
+	if onePass {
+		pass = newCrashPass(s, reference)
+	}
+	var last int64 // lastTime(s.ev, n), kept as the events go by
 	for n := 0; n <= s.ev.Len(); n++ {
 		bar.Set(n+1, "")
-		o := decide(ctx, s, n, reference, now)
-		row := crashRow{At: n, Event: "(before any event)", Verdict: o.Verdict, Target: o.Target, Guards: []string{}, Error: o.Error}
+		row := crashRow{At: n, Event: "(before any event)", Guards: []string{}}
 		if n > 0 {
 			e := s.ev.Event(n - 1)
 			row.Event = fmt.Sprintf("%s:%d %s", e.Stream, e.Pos.Line, e.Kind)
+			if e.Time.OK && e.Time.Ms > last {
+				last = e.Time.Ms
+			}
+			if pass != nil && !pass.add(e) {
+				pass = nil
+			}
 		}
-		for _, v := range o.Vetoes {
+		var vetoes []guards.Veto
+		decided := false
+		if pass != nil {
+			clock := now
+			if clock == 0 {
+				clock = last
+			}
+			if res, ok, err := pass.decide(ctx, clock); ok {
+				row.Verdict, row.Target, _, vetoes = verdictOf(res, err, nil)
+				if err != nil {
+					row.Error = err.Error()
+				}
+				decided = true
+				passed++
+			}
+		}
+		if !decided {
+			o := decide(ctx, s, n, reference, now)
+			row.Verdict, row.Target, row.Error, vetoes = o.Verdict, o.Target, o.Error, o.Vetoes
+		}
+		for _, v := range vetoes {
 			row.Guards = append(row.Guards, v.Guard)
 		}
 		rows = append(rows, row)
 	}
-	return rows
+	return rows, passed
 }
 
 func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, stderr io.Writer) error {

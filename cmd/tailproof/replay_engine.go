@@ -375,10 +375,7 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 		out.Error, out.err = err.Error(), err
 	}
 	out.Dangling = append(out.Dangling, res.Dangling...) // [] when none, never null
-	out.Verdict, out.State = string(tailproof.VerdictNone), string(reconcile.None)
-	if len(res.Decisions) == 0 && err != nil {
-		out.Verdict, out.State = string(tailproof.VerdictUnknown), ""
-	}
+	out.Verdict, out.Target, out.State, out.Vetoes = verdictOf(res, err, out.Vetoes)
 	for _, a := range res.Appended() {
 		out.Append = append(out.Append, string(a.Line))
 	}
@@ -389,8 +386,6 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 	// The step shows the decision of the prompt the transcript's tail
 	// speaks about: the first that appended, else the first considered.
 	if d, ok := primaryDecision(res); ok {
-		out.Verdict, out.Target, out.State = string(d.Verdict), d.Target, string(d.State)
-		out.Vetoes = append(out.Vetoes, d.Vetoes...)
 		if gs, ok := explainGuards(d.Steps, d.Evidence, d.Vetoes, opts.Reference); ok {
 			out.Guards = append(out.Guards, gs...)
 		} else {
@@ -398,6 +393,19 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 		}
 	}
 	return out
+}
+
+// verdictOf is the step's verdict, target, machine state and vetoes
+// (appended to vetoes) of a reconciliation: that of its primary decision;
+// none when nothing dangled; unknown when it failed before deciding.
+func verdictOf(res tailproof.Result, err error, vetoes []guards.Veto) (verdict, target, state string, _ []guards.Veto) {
+	if d, ok := primaryDecision(res); ok {
+		return string(d.Verdict), d.Target, string(d.State), append(vetoes, d.Vetoes...)
+	}
+	if len(res.Decisions) == 0 && err != nil {
+		return string(tailproof.VerdictUnknown), "", "", vetoes
+	}
+	return string(tailproof.VerdictNone), "", string(reconcile.None), vetoes
 }
 
 func primaryDecision(res tailproof.Result) (tailproof.Decision, bool) {
