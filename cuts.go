@@ -21,8 +21,9 @@ import (
 // each decoded from one line (no malformed line in the cut), and a
 // transcript whose active chain, at every cut, is every record so far in
 // file order (one linear chain, ADR 0020). Decide returns false when a
-// decision would need a fold this single pass does not hold (see
-// reconcile.Cuts); that cut must be decided by Reconcile on its bytes.
+// decision would need a fold this single pass does not hold and cannot
+// rebuild (see reconcile.Cuts); that cut must be decided by Reconcile on
+// its bytes.
 type Cuts struct {
 	cuts     *reconcile.Cuts
 	opts     Options
@@ -52,6 +53,12 @@ func (c *Cuts) AddLedger(rec ledger.Record, size int) {
 
 // AddChainEvent folds the next transcript record.
 func (c *Cuts) AddChainEvent(e events.Event) error { return c.cuts.AddChainEvent(e) }
+
+// SetRewalk gives the pass a way to read the chain so far again (the first
+// n records, in order), for a prompt whose attribution fold cannot be
+// forked from the target-free one (reconcile.Rewalk); without it such cuts
+// are left to Reconcile.
+func (c *Cuts) SetRewalk(r func(n int, yield func(events.Event) error) error) { c.cuts.SetRewalk(r) }
 
 // ChainLen is the number of transcript records folded.
 func (c *Cuts) ChainLen() int { return c.cuts.ChainLen() }

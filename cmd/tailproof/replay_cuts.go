@@ -57,6 +57,15 @@ func newCrashPass(s *session, reference bool) *crashPass {
 	if err != nil {
 		return nil
 	}
+	evs := trans.Events[:linear]
+	cuts.SetRewalk(func(n int, yield func(events.Event) error) error {
+		for _, e := range evs[:min(n, len(evs))] {
+			if err := yield(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	tpl := *chain
 	tpl.Gaps, tpl.Diagnostics, tpl.BadLines = nil, nil, nil
 	return &crashPass{s: s, cuts: cuts, tpl: tpl, linear: linear}

@@ -23,7 +23,9 @@ import (
 //
 // When a fold cannot be forked (the chain so far names the candidate,
 // holds its marker before its last record, or is stamped after its
-// admission), Core returns false: that cut must be decided from its bytes.
+// admission), it is folded from the chain's first record again through the
+// caller's Rewalk; without one, Core returns false: that cut must be
+// decided from its bytes.
 // The chain fed must be the active chain of every cut (a linear
 // transcript, ADR 0020); the caller checks that.
 type Cuts struct {
@@ -38,9 +40,10 @@ type Cuts struct {
 	turnResults    map[string]string
 	neutral        *attribution.Neutral
 
-	dirty bool      // the ledger changed since the candidates' folds were chosen
-	folds []cutFold // the current candidates' folds
-	stale bool      // some current candidate's fold could not be forked
+	dirty  bool      // the ledger changed since the candidates' folds were chosen
+	folds  []cutFold // the current candidates' folds
+	stale  bool      // some current candidate has no fold
+	rewalk Rewalk
 }
 
 type cutFold struct {
@@ -115,7 +118,8 @@ func (c *Cuts) ledgerCore() *Core {
 }
 
 // sync chooses the folds of the ledger's current candidates: a candidate
-// whose fold was already running keeps it, a new one forks the neutral fold.
+// whose fold was already running keeps it; a new one forks the neutral
+// fold or, where that is refused, folds the chain so far again (Rewalk).
 func (c *Cuts) sync() {
 	if !c.dirty {
 		return
@@ -126,23 +130,69 @@ func (c *Cuts) sync() {
 	c.stale = false
 	for _, cd := range core.cands {
 		k := keyOf(cd)
-		cf := cutFold{key: k}
+		cf, kept := cutFold{key: k}, false
 		for _, old := range c.folds {
 			if old.key == k && old.fold != nil {
-				cf = old
+				cf, kept = old, true
 				break
 			}
 		}
-		if cf.fold == nil {
-			f, ok := c.neutral.Fork(k.target, k.marker, k.at, k.watch)
-			if !ok {
-				c.stale = true
+		if !kept {
+			if f, ok := c.neutral.Fork(k.target, k.marker, k.at, k.watch); ok {
+				cf.fold = f
+			} else {
+				cf = c.refold(k)
 			}
-			cf.fold = f
+		}
+		if cf.fold == nil {
+			c.stale = true
 		}
 		next = append(next, cf)
 	}
 	c.folds = next
+}
+
+// Rewalk, when set, feeds the first n records of the chain again, in
+// order, to yield; Cuts calls it for a candidate whose fold cannot be
+// forked, and its error (or a nil Rewalk) leaves that cut undecided.
+type Rewalk func(n int, yield func(events.Event) error) error
+
+// SetRewalk installs the rewalk (see Rewalk).
+func (c *Cuts) SetRewalk(r Rewalk) { c.rewalk = r }
+
+// refold folds the chain so far for key k from its first record, with the
+// api history it needs for the candidate's turn end (Core.AddChainEvent's
+// snapshot); a nil fold when it cannot.
+func (c *Cuts) refold(k foldKey) cutFold {
+	cf := cutFold{key: k}
+	if c.rewalk == nil {
+		return cf
+	}
+	f := attribution.New(k.target, k.marker, k.at)
+	if k.watch.On {
+		f.WatchPredecessor(k.watch.From, k.watch.To)
+	}
+	acc := apihistory.New(apihistory.Options{})
+	n := c.neutral.Len()
+	seen := 0
+	err := c.rewalk(n, func(e events.Event) error {
+		seen++
+		before := f.TurnEndIdx()
+		f.Add(e)
+		if after := f.TurnEndIdx(); after != before && c.in.Rules.Identity {
+			cf.hist = nil
+			if after >= 0 {
+				res := acc.Result()
+				cf.hist = &res
+			}
+		}
+		return acc.Add(e)
+	})
+	if err != nil || seen != n {
+		return cutFold{key: k}
+	}
+	cf.fold = f
+	return cf
 }
 
 func keyOf(cd *candidate) foldKey {
