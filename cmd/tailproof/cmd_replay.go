@@ -80,6 +80,12 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return runReplayBatch(ctx, f, stdout, stderr)
 	}
+	if f.crashAt == "all" && f.dsh == "" && f.html == "" {
+		// A clean linear session streams: its transcript is never held.
+		if err := replayCrashTableStreaming(ctx, f, stdout, stderr); !errors.Is(err, errNotStreamable) {
+			return err
+		}
+	}
 	s, err := loadReplaySession(ctx, f)
 	if err != nil {
 		return err
@@ -307,10 +313,12 @@ func crashRowsWith(ctx context.Context, s *session, reference bool, now int64, b
 	var last int64 // lastTime(s.ev, n), kept as the events go by
 	for n := 0; n <= s.ev.Len(); n++ {
 		bar.Set(n+1, "")
-		row := crashRow{At: n, Event: "(before any event)", Guards: []string{}}
-		if n > 0 {
+		var row crashRow
+		if n == 0 {
+			row = crashRowAt(0, nil)
+		} else {
 			e := s.ev.Event(n - 1)
-			row.Event = fmt.Sprintf("%s:%d %s", e.Stream, e.Pos.Line, e.Kind)
+			row = crashRowAt(n, &e)
 			if e.Time.OK && e.Time.Ms > last {
 				last = e.Time.Ms
 			}
@@ -318,32 +326,54 @@ func crashRowsWith(ctx context.Context, s *session, reference bool, now int64, b
 				pass = nil
 			}
 		}
-		var vetoes []guards.Veto
-		decided := false
 		if pass != nil {
-			clock := now
-			if clock == 0 {
-				clock = last
-			}
-			if res, ok, err := pass.decide(ctx, clock); ok {
-				row.Verdict, row.Target, _, vetoes = verdictOf(res, err, nil)
-				if err != nil {
-					row.Error = err.Error()
-				}
-				decided = true
+			if res, ok, err := pass.decide(ctx, clockOr(now, last)); ok {
+				row.fill(res, err)
+				rows = append(rows, row)
 				passed++
+				continue
 			}
 		}
-		if !decided {
-			o := decide(ctx, s, n, reference, now)
-			row.Verdict, row.Target, row.Error, vetoes = o.Verdict, o.Target, o.Error, o.Vetoes
-		}
-		for _, v := range vetoes {
-			row.Guards = append(row.Guards, v.Guard)
-		}
+		row.fillOutcome(decide(ctx, s, n, reference, now))
 		rows = append(rows, row)
 	}
 	return rows, passed
+}
+
+// clockOr is the replayed clock: --now, else the latest event time so far.
+func clockOr(now, last int64) int64 {
+	if now != 0 {
+		return now
+	}
+	return last
+}
+
+// crashRowAt is the row of the crash right after event n (e; nil for 0).
+func crashRowAt(n int, e *events.Event) crashRow {
+	row := crashRow{At: n, Event: "(before any event)", Guards: []string{}}
+	if e != nil {
+		row.Event = fmt.Sprintf("%s:%d %s", e.Stream, e.Pos.Line, e.Kind)
+	}
+	return row
+}
+
+// fill sets the row's decision from a reconciliation (decide's verdictOf).
+func (r *crashRow) fill(res tailproof.Result, err error) {
+	var vetoes []guards.Veto
+	r.Verdict, r.Target, _, vetoes = verdictOf(res, err, nil)
+	if err != nil {
+		r.Error = err.Error()
+	}
+	for _, v := range vetoes {
+		r.Guards = append(r.Guards, v.Guard)
+	}
+}
+
+func (r *crashRow) fillOutcome(o outcome) {
+	r.Verdict, r.Target, r.Error = o.Verdict, o.Target, o.Error
+	for _, v := range o.Vetoes {
+		r.Guards = append(r.Guards, v.Guard)
+	}
 }
 
 func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, stderr io.Writer) error {
@@ -351,34 +381,7 @@ func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, st
 	rows := crashRows(ctx, s, f.reference, f.now, bar)
 	bar.Done()
 	w := &replayWriter{w: stdout, json: f.asJSON}
-	if f.asJSON {
-		for _, r := range rows {
-			w.encode(r)
-		}
-	} else {
-		w.printf("%-5s  %-40s  %-12s  %-38s  %s\n", "crash", "after event", "verdict", "target", "vetoed by")
-		for _, r := range rows {
-			verdict := r.Verdict
-			if r.Error != "" {
-				verdict = "error"
-			}
-			w.printf("%5d  %-40s  %-12s  %-38s  %s\n", r.At, r.Event, verdict, orDashStr(r.Target), strings.Join(r.Guards, ", "))
-		}
-		counts := map[string]int{}
-		for _, r := range rows {
-			counts[r.Verdict]++
-		}
-		w.printf("\n%d crash points:", len(rows))
-		for _, v := range []string{"none", "completed", "interrupted", "cancelled", "error", "unknown", "balanced", "unloadable"} {
-			if counts[v] > 0 {
-				w.printf(" %s %d", v, counts[v])
-			}
-		}
-		w.printf("\n")
-		for _, l := range replayWarnings(s, f) {
-			w.printf("warning: %s\n", l)
-		}
-	}
+	printCrashTable(w, rows, replayWarnings(s, f))
 	if f.html != "" {
 		if err := writeReplayHTML(f.html, s, decide(ctx, s, s.ev.Len(), f.reference, f.now), -1); err != nil {
 			return err
@@ -388,6 +391,38 @@ func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, st
 		return cli.WithCode(cli.Write, w.err)
 	}
 	return nil
+}
+
+// printCrashTable prints the --crash-at all table (JSON: one row a line).
+func printCrashTable(w *replayWriter, rows []crashRow, warnings []string) {
+	if w.json {
+		for _, r := range rows {
+			w.encode(r)
+		}
+		return
+	}
+	w.printf("%-5s  %-40s  %-12s  %-38s  %s\n", "crash", "after event", "verdict", "target", "vetoed by")
+	for _, r := range rows {
+		verdict := r.Verdict
+		if r.Error != "" {
+			verdict = "error"
+		}
+		w.printf("%5d  %-40s  %-12s  %-38s  %s\n", r.At, r.Event, verdict, orDashStr(r.Target), strings.Join(r.Guards, ", "))
+	}
+	counts := map[string]int{}
+	for _, r := range rows {
+		counts[r.Verdict]++
+	}
+	w.printf("\n%d crash points:", len(rows))
+	for _, v := range []string{"none", "completed", "interrupted", "cancelled", "error", "unknown", "balanced", "unloadable"} {
+		if counts[v] > 0 {
+			w.printf(" %s %d", v, counts[v])
+		}
+	}
+	w.printf("\n")
+	for _, l := range warnings {
+		w.printf("warning: %s\n", l)
+	}
 }
 
 func orDashStr(s string) string {

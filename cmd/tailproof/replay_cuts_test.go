@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/simulations"
 )
 
@@ -89,28 +92,52 @@ func timestamp(ms int64) string {
 	return fmt.Sprintf("2023-11-14T22:%02d:%02d.%03dZ", (ms/60000)%60, (ms/1000)%60, ms%1000)
 }
 
-// checkCrashPass compares every crash point the one pass decides with a
-// reconcile of that cut's bytes, under both rule sets, and returns how many
-// crash points (of the tailproof rules' run) the pass decided.
-func checkCrashPass(t *testing.T, name string, ledger, transcript []byte) int {
+// checkCrashPass compares every crash point the one pass decides, over the
+// session in memory and streamed from its files, with a reconcile of that
+// cut's bytes, under both rule sets. It returns how many crash points (of
+// the tailproof rules' run) the in-memory pass decided and whether the
+// streaming pass took the session.
+func checkCrashPass(t *testing.T, name string, ledger, transcript []byte) (passed int, streamed bool) {
 	t.Helper()
 	exists := [2]bool{ledger != nil, transcript != nil}
 	s, err := newQwenSession(name, [2][]byte{ledger, transcript}, exists)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	passed := 0
+	mem := memory.NewFS()
+	const lp, tp = "/s/session.ledger.jsonl", "/s/session.jsonl"
+	if err := mem.MkdirAll("/s", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []string{lp, tp} {
+		if exists[i] {
+			if err := mem.WriteFile(p, [2][]byte{ledger, transcript}[i], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	store := jsonl.NewFilesStore(mem, lp, tp)
 	for _, ref := range []bool{false, true} {
 		want, _ := crashRowsWith(context.Background(), s, ref, 0, nil, false)
 		got, n := crashRowsWith(context.Background(), s, ref, 0, nil, true)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("%s (reference %v): one pass differs from reconciling each cut (-cut +pass):\n%s", name, ref, diff)
 		}
+		rows, err := streamCrashRows(context.Background(), store, "", ref, 0, nil)
+		switch {
+		case errors.Is(err, errNotStreamable):
+		case err != nil:
+			t.Fatalf("%s: streaming: %v", name, err)
+		default:
+			if diff := cmp.Diff(want, rows); diff != "" {
+				t.Fatalf("%s (reference %v): the streaming pass differs from reconciling each cut (-cut +stream):\n%s", name, ref, diff)
+			}
+		}
 		if !ref {
-			passed = n
+			passed, streamed = n, err == nil
 		}
 	}
-	return passed
+	return passed, streamed
 }
 
 // Every crash point the one pass decides is what reconcile decides on that
@@ -142,24 +169,29 @@ func TestCrashPassMatchesReconcilingEachCut(t *testing.T) {
 	if testing.Short() {
 		runs = 48
 	}
-	simPassed := 0
+	simPassed, simStreamed := 0, 0
 	for run := range runs {
 		l, tr, err := simulations.SessionFiles(context.Background(), 1, run)
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
-		simPassed += checkCrashPass(t, fmt.Sprintf("simulated run %d", run), l, tr)
+		passed, streamed := checkCrashPass(t, fmt.Sprintf("simulated run %d", run), l, tr)
+		simPassed += passed
+		if streamed {
+			simStreamed++
+		}
 	}
-	if simPassed == 0 {
-		t.Fatal("the one pass decided no crash point of the simulated sessions")
+	if simPassed == 0 || simStreamed == 0 {
+		t.Fatalf("the one pass decided %d crash points of the simulated sessions and streamed %d sessions", simPassed, simStreamed)
 	}
-	t.Logf("simulated sessions: %d crash points decided in one pass", simPassed)
+	t.Logf("simulated sessions: %d crash points decided in one pass, %d of %d sessions streamed", simPassed, simStreamed, runs)
 
 	for _, c := range []struct {
 		name string
 		o    genOpts
 		// all: every crash point after the first transcript record is
-		// decided by the pass; none: no crash point is.
+		// decided by the pass, and the session streams; none: no crash
+		// point is.
 		all, none bool
 	}{
 		{"markers and identities", genOpts{turns: 12, marker: true, identity: true, openLast: 1}, true, false},
@@ -174,7 +206,10 @@ func TestCrashPassMatchesReconcilingEachCut(t *testing.T) {
 		{"bad line", genOpts{turns: 6, marker: true, identity: true, tail: "{not json\n", openLast: 1}, false, true},
 	} {
 		l, tr := genSession(c.o)
-		passed := checkCrashPass(t, c.name, l, tr)
+		passed, streamed := checkCrashPass(t, c.name, l, tr)
+		if streamed != c.all {
+			t.Errorf("%s: streamed %v, want %v", c.name, streamed, c.all)
+		}
 		s, _ := newQwenSession(c.name, [2][]byte{l, tr}, [2]bool{true, true})
 		firstRecord := 0
 		for n := range s.ev.Len() {

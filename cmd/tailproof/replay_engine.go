@@ -345,10 +345,8 @@ type outcome struct {
 // merged event n would have left, in an in-memory filesystem.
 func decide(ctx context.Context, s *session, n int, reference bool, now int64) outcome {
 	cut := s.ev.Cut(n)
-	out := outcome{At: n, Dangling: []string{}, Append: []string{}, Vetoes: []guards.Veto{}, Trace: []string{}, Guards: []guardDecision{}}
-	mem := memory.NewFS()
-	if err := mem.MkdirAll("/replay", 0o755); err != nil {
-		out.Error = err.Error()
+	out, mem := newOutcome(n)
+	if out.Error != "" {
 		return out
 	}
 	if s.v0 != nil {
@@ -357,17 +355,23 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 	if s.dsh {
 		return decideDSH(mem, cut[0], out)
 	}
+	if now == 0 {
+		now = lastTime(s.ev, n)
+	}
+	return decideQwenCut(ctx, mem, cut, s.exists, reference, now, out)
+}
+
+// decideQwenCut is decide's dry-run Reconcile of a Qwen cut (the files that
+// exist), written to mem, with the clock reading now.
+func decideQwenCut(ctx context.Context, mem *memory.FS, cut [2][]byte, exists [2]bool, reference bool, now int64, out outcome) outcome {
 	const lp, tp = "/replay/session.ledger.jsonl", "/replay/session.jsonl"
 	for i, p := range []string{lp, tp} {
-		if s.exists[i] {
+		if exists[i] {
 			if err := mem.WriteFile(p, cut[i], 0o644); err != nil {
 				out.Error = err.Error()
 				return out
 			}
 		}
-	}
-	if now == 0 {
-		now = lastTime(s.ev, n)
 	}
 	opts := tailproof.Options{Now: func() int64 { return now }, DryRun: true, Reference: reference}
 	res, err := tailproof.Reconcile(ctx, jsonl.NewFilesStore(mem, lp, tp), "", opts)
@@ -406,6 +410,17 @@ func verdictOf(res tailproof.Result, err error, vetoes []guards.Veto) (verdict, 
 		return string(tailproof.VerdictUnknown), "", "", vetoes
 	}
 	return string(tailproof.VerdictNone), "", string(reconcile.None), vetoes
+}
+
+// newOutcome is an empty outcome at n and the in-memory filesystem to
+// decide it in (out.Error says why there is none).
+func newOutcome(n int) (outcome, *memory.FS) {
+	out := outcome{At: n, Dangling: []string{}, Append: []string{}, Vetoes: []guards.Veto{}, Trace: []string{}, Guards: []guardDecision{}}
+	mem := memory.NewFS()
+	if err := mem.MkdirAll("/replay", 0o755); err != nil {
+		out.Error = err.Error()
+	}
+	return out, mem
 }
 
 func primaryDecision(res tailproof.Result) (tailproof.Decision, bool) {
