@@ -15,9 +15,10 @@ import (
 // prefix is exactly the records so far in order (what LoadChain and Walk
 // yield on the cut, ADR 0020), so the api history is one fold over the
 // session instead of one per step. The attribution fold is seeded with the
-// target, its marker and its admission time, so it is rebuilt over the
-// records so far only when those change (at most once per admission); a
-// step that changes nothing else costs O(1) folds. The first record that
+// target, its marker and its admission time; when those change (at most
+// once per admission) it is forked from a target-free fold of the records
+// so far (attribution.Neutral, ADR 0035), or rebuilt over them where the
+// fork is refused; a step that changes nothing else costs O(1) folds. The first record that
 // breaks the shape (a rewind, a branch, a second root, a reused uuid)
 // returns false, and the stepper recomputes from the bytes from then on.
 type incremental struct {
@@ -26,6 +27,9 @@ type incremental struct {
 	acc   *apihistory.Fold
 	attr  *attribution.Fold
 	key   attrKey
+	// neutral is the target-free fold of the records so far: a new key's
+	// fold is forked from it, not rebuilt (ADR 0035).
+	neutral *attribution.Neutral
 }
 
 // attrKey is what the attribution fold was seeded with.
@@ -37,7 +41,7 @@ type attrKey struct {
 }
 
 func newIncremental() *incremental {
-	return &incremental{uuids: map[string]struct{}{}, acc: apihistory.New(apihistory.Options{})}
+	return &incremental{uuids: map[string]struct{}{}, acc: apihistory.New(apihistory.Options{}), neutral: attribution.NewNeutral()}
 }
 
 // add folds the next transcript event; false means the transcript is no
@@ -65,6 +69,7 @@ func (in *incremental) add(ev events.Event) bool {
 	if in.attr != nil {
 		in.attr.Add(ev)
 	}
+	in.neutral.Add(ev)
 	return true
 }
 
@@ -82,9 +87,12 @@ func (in *incremental) states(view *ledgerview.View) (string, string) {
 	if key != in.key {
 		in.key, in.attr = key, nil
 		if key.ok {
-			in.attr = attribution.New(key.target, key.marker, key.at)
-			for _, e := range in.evs {
-				in.attr.Add(e)
+			var ok bool
+			if in.attr, ok = in.neutral.Fork(key.target, key.marker, key.at, attribution.Watch{}); !ok {
+				in.attr = attribution.New(key.target, key.marker, key.at)
+				for _, e := range in.evs {
+					in.attr.Add(e)
+				}
 			}
 		}
 	}
