@@ -80,9 +80,9 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return runReplayBatch(ctx, f, stdout, stderr)
 	}
-	if f.crashAt == "all" && f.dsh == "" && f.html == "" {
+	if f.dsh == "" && f.html == "" {
 		// A clean linear session streams: its transcript is never held.
-		if err := replayCrashTableStreaming(ctx, f, stdout, stderr); !errors.Is(err, errNotStreamable) {
+		if err := replayStreaming(ctx, f, stdout, stderr); !errors.Is(err, errNotStreamable) {
 			return err
 		}
 	}
@@ -91,22 +91,15 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	total := s.ev.Len()
-	if f.at > total {
-		return cli.Usagef("--at %d is past the last event (%d)", f.at, total)
-	}
 	if f.crashAt == "all" {
+		if f.at > total {
+			return cli.Usagef("--at %d is past the last event (%d)", f.at, total)
+		}
 		return replayCrashTable(ctx, f, s, stdout, stderr)
 	}
-	stop, decideAt, crash := total, total, false
-	if f.at >= 0 {
-		stop = f.at
-	}
-	if f.crashAt != "" {
-		n, err := strconv.Atoi(f.crashAt)
-		if err != nil || n < 0 || n > total {
-			return cli.Usagef("--crash-at wants all or an event number from 0 to %d, got %q", total, f.crashAt)
-		}
-		stop, decideAt, crash = n, n, true
+	stop, decideAt, crash, err := replayRange(f, total)
+	if err != nil {
+		return err
 	}
 	w := &replayWriter{w: stdout, json: f.asJSON}
 	st := newStepper(s)
@@ -137,6 +130,26 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return cli.Clock(out.err, "--now", true)
 	}
 	return nil
+}
+
+// replayRange is where --at and --crash-at N stop the stepping, where the
+// decision is taken and whether it is a crash's, over total events.
+func replayRange(f replayFlags, total int) (stop, decideAt int, crash bool, err error) {
+	if f.at > total {
+		return 0, 0, false, cli.Usagef("--at %d is past the last event (%d)", f.at, total)
+	}
+	stop, decideAt = total, total
+	if f.at >= 0 {
+		stop = f.at
+	}
+	if f.crashAt != "" {
+		n, err := strconv.Atoi(f.crashAt)
+		if err != nil || n < 0 || n > total {
+			return 0, 0, false, cli.Usagef("--crash-at wants all or an event number from 0 to %d, got %q", total, f.crashAt)
+		}
+		stop, decideAt, crash = n, n, true
+	}
+	return stop, decideAt, crash, nil
 }
 
 func loadReplaySession(ctx context.Context, f replayFlags) (*session, error) {

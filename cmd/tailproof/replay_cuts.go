@@ -71,22 +71,14 @@ func newCrashPass(s *session, reference bool) *crashPass {
 	return &crashPass{s: s, cuts: cuts, tpl: tpl, linear: linear}
 }
 
-// linearPrefix counts the leading events that are conversation records,
-// the first a root and each next the child of the one before, no uuid
-// twice.
+// linearPrefix counts the leading events that continue one linear chain
+// (linearCheck).
 func linearPrefix(evs []events.Event) int {
-	seen := map[string]struct{}{}
-	prev := ""
+	var lin linearCheck
 	for i, ev := range evs {
-		rec, ok := ev.Body.(*qwen.Record)
-		if !ok || !qwen.IsConversationRecord(rec) || rec.ParentUUID != prev || (i > 0 && prev == "") {
+		if !lin.add(ev, i) {
 			return i
 		}
-		if _, dup := seen[rec.UUID]; dup || rec.UUID == "" {
-			return i
-		}
-		seen[rec.UUID] = struct{}{}
-		prev = rec.UUID
 	}
 	return len(evs)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters"
-	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/ledger"
 	"github.com/tailproof/tailproof/events/qwen"
@@ -31,51 +30,12 @@ var errNotStreamable = errors.New("replay: not a clean linear session")
 // decided) when the session is not such a session: missing or empty files,
 // undecodable lines, a chain that branches, gaps or rewinds.
 func streamCrashRows(ctx context.Context, st adapters.Store, sid string, reference bool, now int64, progress func(total, done int)) ([]crashRow, error) {
-	rc, err := st.OpenLedger(ctx, sid)
+	s, total, err := openStream(ctx, st, sid, tailproof.Options{DryRun: true, Reference: reference, NoTrace: true}, now, false)
 	if err != nil {
-		return nil, errNotStreamable
+		return nil, err
 	}
-	ldata, err := readLines(rc, events.StreamLedger, 0)
-	rc.Close()
-	if err != nil || len(ldata) == 0 {
-		return nil, errNotStreamable
-	}
-	lsrc, err := timeline.Decode(ldata, ledger.Codec{}, events.Options{})
-	if err != nil || len(lsrc.Bad) > 0 || len(lsrc.Events) == 0 {
-		return nil, errNotStreamable
-	}
-	recs := make([]ledger.Record, len(lsrc.Events))
-	for i, e := range lsrc.Events {
-		r, ok := asLedger(e)
-		if !ok {
-			return nil, errNotStreamable
-		}
-		recs[i] = r
-	}
-	open := func() (io.ReadCloser, error) { return st.OpenTranscript(ctx, sid) }
-	chain, err := qwen.LoadChain(open, qwen.LoadOptions{})
-	if err != nil || !chain.Streaming || chain.Len == 0 || chain.Len != chain.Records || chain.Records != chain.Objects ||
-		len(chain.Gaps) > 0 || len(chain.BadLines) > 0 || chain.Cycle != "" || chain.Degraded() != "" {
-		return nil, errNotStreamable
-	}
-	cuts, err := tailproof.NewCuts(tailproof.Options{DryRun: true, Reference: reference, NoTrace: true})
-	if err != nil {
-		return nil, errNotStreamable
-	}
-	cuts.SetRewalk(func(n int, yield func(events.Event) error) error { return rewalk(open, n, yield) })
-	tpl := *chain
-	tpl.Gaps, tpl.Diagnostics, tpl.BadLines = nil, nil, nil
-
-	trc, err := open()
-	if err != nil {
-		return nil, errNotStreamable
-	}
-	defer trc.Close()
-	next, stop := iter.Pull2(events.Decode(trc, qwen.Codec{}, events.Options{}))
-	defer stop()
-	s := streamState{ctx: ctx, cuts: cuts, tpl: tpl, ldata: ldata, lsrc: lsrc, recs: recs, next: next, reference: reference, now: now,
-		lkey: timeline.NoKey, tkey: timeline.NoKey}
-	total := len(recs) + chain.Len + 1
+	defer s.close()
+	total++ // the crash before any event
 	rows := make([]crashRow, 0, total)
 	for n := 0; ; n++ {
 		if progress != nil {
@@ -96,6 +56,110 @@ func streamCrashRows(ctx context.Context, st adapters.Store, sid string, referen
 	return rows, nil
 }
 
+// openStream opens a session for a streamed replay: the ledger read whole
+// and decoded, the transcript indexed (and, with decodes, decoded once
+// without keeping anything, so that stepping, which prints as it goes,
+// cannot meet a line it cannot show), then opened for the one pass. total
+// is the number of merged events. errNotStreamable when the session needs
+// the whole-file replay.
+func openStream(ctx context.Context, st adapters.Store, sid string, opts tailproof.Options, now int64, decodes bool) (s *streamState, total int, err error) {
+	rc, err := st.OpenLedger(ctx, sid)
+	if err != nil {
+		return nil, 0, errNotStreamable
+	}
+	ldata, err := readLines(rc, events.StreamLedger, 0)
+	rc.Close()
+	if err != nil || len(ldata) == 0 {
+		return nil, 0, errNotStreamable
+	}
+	lsrc, err := timeline.Decode(ldata, ledger.Codec{}, events.Options{})
+	if err != nil || len(lsrc.Bad) > 0 || len(lsrc.Events) == 0 {
+		return nil, 0, errNotStreamable
+	}
+	recs := make([]ledger.Record, len(lsrc.Events))
+	for i, e := range lsrc.Events {
+		r, ok := asLedger(e)
+		if !ok {
+			return nil, 0, errNotStreamable
+		}
+		recs[i] = r
+	}
+	open := func() (io.ReadCloser, error) { return st.OpenTranscript(ctx, sid) }
+	chain, err := qwen.LoadChain(open, qwen.LoadOptions{})
+	if err != nil || !chain.Streaming || chain.Len == 0 || chain.Len != chain.Records || chain.Records != chain.Objects ||
+		len(chain.Gaps) > 0 || len(chain.BadLines) > 0 || chain.Cycle != "" || chain.Degraded() != "" {
+		return nil, 0, errNotStreamable
+	}
+	if decodes {
+		if n, err := linearRecords(open); err != nil || n != chain.Len {
+			return nil, 0, errNotStreamable
+		}
+	}
+	cuts, err := tailproof.NewCuts(opts)
+	if err != nil {
+		return nil, 0, errNotStreamable
+	}
+	rewalkFn := func(n int, yield func(events.Event) error) error { return rewalk(open, n, yield) }
+	cuts.SetRewalk(rewalkFn)
+	tpl := *chain
+	tpl.Gaps, tpl.Diagnostics, tpl.BadLines = nil, nil, nil
+	trc, err := open()
+	if err != nil {
+		return nil, 0, errNotStreamable
+	}
+	next, stop := iter.Pull2(events.Decode(trc, qwen.Codec{}, events.Options{}))
+	s = &streamState{ctx: ctx, cuts: cuts, tpl: tpl, ldata: ldata, lsrc: lsrc, recs: recs, next: next, reference: opts.Reference, now: now,
+		lkey: timeline.NoKey, tkey: timeline.NoKey, rewalk: rewalkFn, close: func() { stop(); trc.Close() }}
+	return s, len(recs) + chain.Len, nil
+}
+
+// linearRecords decodes the transcript through, keeping nothing, and
+// counts its records: an error for an undecodable line or a record that
+// does not continue one linear chain.
+func linearRecords(open func() (io.ReadCloser, error)) (int, error) {
+	rc, err := open()
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	var lin linearCheck
+	n := 0
+	for e, err := range events.Decode(rc, qwen.Codec{}, events.Options{}) {
+		if err != nil {
+			return n, err
+		}
+		if !lin.add(e, n) {
+			return n, errNotStreamable
+		}
+		n++
+	}
+	return n, nil
+}
+
+// linearCheck tells whether each next record continues one linear chain:
+// a conversation record, the first a root, each next the child of the one
+// before, no uuid twice.
+type linearCheck struct {
+	prev string
+	seen map[string]struct{}
+}
+
+func (l *linearCheck) add(e events.Event, i int) bool {
+	rec, ok := e.Body.(*qwen.Record)
+	if !ok || !qwen.IsConversationRecord(rec) || rec.UUID == "" || rec.ParentUUID != l.prev || (i > 0 && l.prev == "") {
+		return false
+	}
+	if l.seen == nil {
+		l.seen = map[string]struct{}{}
+	}
+	if _, dup := l.seen[rec.UUID]; dup {
+		return false
+	}
+	l.seen[rec.UUID] = struct{}{}
+	l.prev = rec.UUID
+	return true
+}
+
 // streamState is one streaming crash table's position.
 type streamState struct {
 	ctx       context.Context
@@ -113,9 +177,11 @@ type streamState struct {
 	peek       *events.Event
 	done       bool // the transcript is exhausted
 	last       int64
-	prev, leaf string // the chain's linearity check; the last record's uuid
-	seen       map[string]struct{}
+	lin        linearCheck
+	leaf       string // the last record's uuid
 	lsize      int64
+	rewalk     func(n int, yield func(events.Event) error) error
+	close      func()
 }
 
 // step decides crash point n after taking merged event n (none for 0);
@@ -204,15 +270,10 @@ func (s *streamState) take() (events.Event, bool, error) {
 	e := *s.peek
 	s.peek = nil
 	s.tkey = timeline.Carry(e, s.tkey)
-	rec, ok := e.Body.(*qwen.Record)
-	if s.seen == nil {
-		s.seen = map[string]struct{}{}
-	}
-	if _, dup := s.seen[rec.UUID]; !ok || dup || rec.UUID == "" || !qwen.IsConversationRecord(rec) || rec.ParentUUID != s.prev || (s.ti > 0 && s.prev == "") {
+	if !s.lin.add(e, s.ti) {
 		return events.Event{}, false, errNotStreamable
 	}
-	s.seen[rec.UUID] = struct{}{}
-	s.prev, s.leaf = rec.UUID, rec.UUID
+	s.leaf = s.lin.prev
 	s.ti++
 	if err := s.cuts.AddChainEvent(e); err != nil {
 		return events.Event{}, false, errNotStreamable
@@ -248,35 +309,6 @@ func rewalk(open func() (io.ReadCloser, error), n int, yield func(events.Event) 
 			return err
 		}
 		i++
-	}
-	return nil
-}
-
-// replayCrashTableStreaming prints the crash table of the session the flags
-// name from one streaming pass, or returns errNotStreamable having printed
-// nothing.
-func replayCrashTableStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Writer) error {
-	sess, err := f.sf.open(false)
-	if err != nil {
-		return errNotStreamable // the general path reports it
-	}
-	defer sess.Close()
-	var bar *cli.Progress
-	made := false
-	rows, err := streamCrashRows(ctx, sess.Store, sess.ID, f.reference, f.now, func(total, done int) {
-		if !made {
-			bar, made = cli.NewProgress(stderr, "crash points", total), true
-		}
-		bar.Set(done, "")
-	})
-	bar.Done()
-	if err != nil {
-		return err
-	}
-	w := &replayWriter{w: stdout, json: f.asJSON}
-	printCrashTable(w, rows, []string{})
-	if w.err != nil {
-		return cli.WithCode(cli.Write, w.err)
 	}
 	return nil
 }

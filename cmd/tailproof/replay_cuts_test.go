@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/simulations"
@@ -228,4 +229,96 @@ func TestCrashPassMatchesReconcilingEachCut(t *testing.T) {
 			t.Errorf("%s: the pass decided %d of %d crash points, want some but not all", c.name, passed, all)
 		}
 	}
+}
+
+// replayOutput runs replay with args and returns what it printed and its
+// exit code.
+func replayOutput(args ...string) (string, int) {
+	var out, errs bytes.Buffer
+	code := runReplay(context.Background(), args, &out, &errs)
+	return out.String(), code
+}
+
+// A streamed replay prints exactly what the whole-file replay prints
+// (forced by --html, which needs the session in memory), step by step and
+// decision by decision, for every way of running it: the goldens, simulated
+// sessions and generated ones, streamable or not.
+func TestStreamedReplayPrintsTheWholeFileReplay(t *testing.T) {
+	dir := t.TempDir()
+	type sess struct {
+		name      string
+		l, tr     []byte
+		streams   bool
+		checkable bool
+	}
+	var sessions []sess
+	for i, o := range []genOpts{
+		{turns: 8, marker: true, identity: true, openLast: 1},
+		{turns: 8, marker: true, identity: true, staleMarker: true, openLast: 2},
+		{turns: 8, identity: true, clockBackAt: 4, openLast: 1},
+		{turns: 8, marker: true, identity: true, rewindAt: 5, openLast: 1},
+	} {
+		l, tr := genSession(o)
+		sessions = append(sessions, sess{name: fmt.Sprintf("gen%d", i), l: l, tr: tr, streams: i < 3, checkable: true})
+	}
+	for run := range 24 {
+		l, tr, err := simulations.SessionFiles(context.Background(), 1, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l != nil && tr != nil {
+			sessions = append(sessions, sess{name: fmt.Sprintf("sim%d", run), l: l, tr: tr})
+		}
+	}
+	streamed := 0
+	for _, s := range sessions {
+		lp, tp := filepath.Join(dir, s.name+".ledger.jsonl"), filepath.Join(dir, s.name+".jsonl")
+		if err := os.WriteFile(lp, s.l, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(tp, s.tr, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sst, _ := newQwenSession(s.name, [2][]byte{s.l, s.tr}, [2]bool{true, true})
+		if s.checkable || newCrashPass(sst, false) != nil {
+			st := openStreamForTest(t, lp, tp)
+			if s.checkable && st != s.streams {
+				t.Errorf("%s: streams %v, want %v", s.name, st, s.streams)
+			}
+			if st {
+				streamed++
+			}
+		}
+		files := []string{"--ledger", lp, "--transcript", tp}
+		for _, extra := range [][]string{nil, {"--json"}, {"--at", "3"}, {"--crash-at", "5"}, {"--crash-at", "0", "--json"},
+			{"--crash-at", "all"}, {"--crash-at", "all", "--json", "--reference"}, {"--reference", "--now", "1700000000001"}, {"--at", "999"}} {
+			args := append(append([]string{}, extra...), files...)
+			got, gotCode := replayOutput(args...)
+			want, wantCode := replayOutput(append(args, "--html", filepath.Join(dir, "page.html"))...)
+			if gotCode != wantCode || got != want {
+				t.Fatalf("%s %v: exit %d, want %d; output differs (-whole file +streamed):\n%s", s.name, extra, gotCode, wantCode, cmp.Diff(want, got))
+			}
+		}
+	}
+	if streamed == 0 {
+		t.Fatal("no session streamed")
+	}
+}
+
+// openStreamForTest tells whether openStream takes the session's files.
+func openStreamForTest(t *testing.T, lp, tp string) bool {
+	t.Helper()
+	f := replayFlags{}
+	f.sf.ledger, f.sf.transcript = lp, tp
+	sess, err := f.sf.open(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	s, _, err := openStream(context.Background(), sess.Store, sess.ID, tailproof.Options{DryRun: true}, 0, true)
+	if err != nil {
+		return false
+	}
+	s.close()
+	return true
 }

@@ -157,7 +157,7 @@ type stepper struct {
 	s     *session
 	n     int
 	view  *ledgerview.View
-	trans []events.Event
+	trans int // transcript events so far
 	enc   *turns.Enclosure
 	fold  dshrecovery.Fold // for a v0 log
 	tl    *timeline.Timeline
@@ -179,8 +179,10 @@ func newStepper(s *session) *stepper {
 	return st
 }
 
-func (st *stepper) next() step {
-	ev := st.s.ev.Event(st.n)
+func (st *stepper) next() step { return st.nextOf(st.s.ev.Event(st.n)) }
+
+// nextOf steps event ev, the session's next.
+func (st *stepper) nextOf(ev events.Event) step {
 	st.n++
 	states := map[string]string{}
 	switch body := ev.Body.(type) {
@@ -199,7 +201,7 @@ func (st *stepper) next() step {
 				st.view.Add(rec)
 			}
 		} else {
-			st.trans = append(st.trans, ev)
+			st.trans++
 			if st.inc != nil && !st.inc.add(ev) {
 				st.inc = nil
 			}
@@ -209,7 +211,7 @@ func (st *stepper) next() step {
 		if st.inc != nil {
 			hist, attr = st.inc.states(st.view)
 		} else {
-			hist, attr = transcriptStates(st.view, len(st.trans), st.s.ev.Cut(st.n)[1])
+			hist, attr = transcriptStates(st.view, st.trans, st.s.ev.Cut(st.n)[1])
 		}
 		states["api history"], states["attribution"] = hist, attr
 	}
@@ -375,6 +377,11 @@ func decideQwenCut(ctx context.Context, mem *memory.FS, cut [2][]byte, exists [2
 	}
 	opts := tailproof.Options{Now: func() int64 { return now }, DryRun: true, Reference: reference}
 	res, err := tailproof.Reconcile(ctx, jsonl.NewFilesStore(mem, lp, tp), "", opts)
+	return outcomeOf(res, err, reference, out)
+}
+
+// outcomeOf fills out from a dry-run reconciliation and its error.
+func outcomeOf(res tailproof.Result, err error, reference bool, out outcome) outcome {
 	if err != nil {
 		out.Error, out.err = err.Error(), err
 	}
@@ -390,7 +397,7 @@ func decideQwenCut(ctx context.Context, mem *memory.FS, cut [2][]byte, exists [2
 	// The step shows the decision of the prompt the transcript's tail
 	// speaks about: the first that appended, else the first considered.
 	if d, ok := primaryDecision(res); ok {
-		if gs, ok := explainGuards(d.Steps, d.Evidence, d.Vetoes, opts.Reference); ok {
+		if gs, ok := explainGuards(d.Steps, d.Evidence, d.Vetoes, reference); ok {
 			out.Guards = append(out.Guards, gs...)
 		} else {
 			out.GuardsNote = "replay's guard list no longer matches the reconcile machine's; only the machine's vetoes are shown"

@@ -22,6 +22,8 @@ import (
 // breaks the shape (a rewind, a branch, a second root, a reused uuid)
 // returns false, and the stepper recomputes from the bytes from then on.
 type incremental struct {
+	n     int          // records folded
+	last  *qwen.Record // the last of them
 	evs   []events.Event
 	uuids map[string]struct{}
 	acc   *apihistory.Fold
@@ -30,6 +32,10 @@ type incremental struct {
 	// neutral is the target-free fold of the records so far: a new key's
 	// fold is forked from it, not rebuilt (ADR 0035).
 	neutral *attribution.Neutral
+	// rewalk, when set, reads the records so far again for a fold the
+	// neutral one cannot fork, and evs is not kept (a streamed replay).
+	rewalk func(n int, yield func(events.Event) error) error
+	err    error // rewalk's first error
 }
 
 // attrKey is what the attribution fold was seeded with.
@@ -54,15 +60,18 @@ func (in *incremental) add(ev events.Event) bool {
 	if _, dup := in.uuids[rec.UUID]; dup {
 		return false
 	}
-	if len(in.evs) == 0 {
+	if in.last == nil {
 		if rec.ParentUUID != "" {
 			return false
 		}
-	} else if prev := in.evs[len(in.evs)-1].Body.(*qwen.Record); rec.ParentUUID == "" || rec.ParentUUID != prev.UUID {
+	} else if rec.ParentUUID == "" || rec.ParentUUID != in.last.UUID {
 		return false
 	}
 	in.uuids[rec.UUID] = struct{}{}
-	in.evs = append(in.evs, ev)
+	in.n, in.last = in.n+1, rec
+	if in.rewalk == nil {
+		in.evs = append(in.evs, ev)
+	}
 	if err := in.acc.Add(ev); err != nil {
 		return false
 	}
@@ -75,7 +84,7 @@ func (in *incremental) add(ev events.Event) bool {
 
 // states are transcriptStates' two projections for the records so far.
 func (in *incremental) states(view *ledgerview.View) (string, string) {
-	if len(in.evs) == 0 {
+	if in.n == 0 {
 		return "empty", "no transcript"
 	}
 	dangling := view.Dangling()
@@ -89,12 +98,24 @@ func (in *incremental) states(view *ledgerview.View) (string, string) {
 		if key.ok {
 			var ok bool
 			if in.attr, ok = in.neutral.Fork(key.target, key.marker, key.at, attribution.Watch{}); !ok {
-				in.attr = attribution.New(key.target, key.marker, key.at)
-				for _, e := range in.evs {
-					in.attr.Add(e)
-				}
+				in.attr = in.refold(key)
 			}
 		}
 	}
 	return describeFolds(in.acc, in.attr, dangling)
+}
+
+// refold is key's fold over the records so far, from the first.
+func (in *incremental) refold(key attrKey) *attribution.Fold {
+	f := attribution.New(key.target, key.marker, key.at)
+	if in.rewalk == nil {
+		for _, e := range in.evs {
+			f.Add(e)
+		}
+		return f
+	}
+	if err := in.rewalk(in.n, func(e events.Event) error { f.Add(e); return nil }); err != nil {
+		in.err = err // the streamed replay stops on it
+	}
+	return f
 }
