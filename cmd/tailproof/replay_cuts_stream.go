@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"iter"
+	"strings"
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters"
@@ -141,7 +143,7 @@ func linearRecords(open func() (io.ReadCloser, error)) (int, error) {
 // before, no uuid twice.
 type linearCheck struct {
 	prev string
-	seen map[string]struct{}
+	seen uuidSet
 }
 
 func (l *linearCheck) add(e events.Event, i int) bool {
@@ -149,14 +151,32 @@ func (l *linearCheck) add(e events.Event, i int) bool {
 	if !ok || !qwen.IsConversationRecord(rec) || rec.UUID == "" || rec.ParentUUID != l.prev || (i > 0 && l.prev == "") {
 		return false
 	}
-	if l.seen == nil {
-		l.seen = map[string]struct{}{}
-	}
-	if _, dup := l.seen[rec.UUID]; dup {
+	if !l.seen.add(rec.UUID) {
 		return false
 	}
-	l.seen[rec.UUID] = struct{}{}
-	l.prev = rec.UUID
+	l.prev = strings.Clone(rec.UUID)
+	return true
+}
+
+// uuidSet holds 64-bit hashes of uuids, never the strings: a decoded
+// record's strings share one allocation, so a key aliasing one kept the
+// whole record alive (ADR 0030). A collision reads as a repeated uuid, which
+// only ever sends a replay to its slower, exact path; the seed is the
+// process's, so every check of one file agrees.
+type uuidSet map[uint64]struct{}
+
+var uuidSeed = maphash.MakeSeed()
+
+// add adds uuid; false when it (or a colliding one) was there.
+func (u *uuidSet) add(uuid string) bool {
+	if *u == nil {
+		*u = uuidSet{}
+	}
+	h := maphash.String(uuidSeed, uuid)
+	if _, dup := (*u)[h]; dup {
+		return false
+	}
+	(*u)[h] = struct{}{}
 	return true
 }
 

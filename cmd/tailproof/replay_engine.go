@@ -164,6 +164,8 @@ type stepper struct {
 	last  map[string]string
 	order []string
 	inc   *incremental // nil once the transcript stops being one linear chain
+	// forget: keep no timeline items (a streamed replay prints each step's).
+	forget bool
 }
 
 func newStepper(s *session) *stepper {
@@ -225,6 +227,9 @@ func (st *stepper) nextOf(ev events.Event) step {
 		st.last[name] = states[name]
 	}
 	out.Items = append([]timeline.Item{}, st.tl.Add(ev)...)
+	if st.forget {
+		st.tl.Forget()
+	}
 	return out
 }
 

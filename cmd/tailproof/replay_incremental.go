@@ -25,7 +25,7 @@ type incremental struct {
 	n     int          // records folded
 	last  *qwen.Record // the last of them
 	evs   []events.Event
-	uuids map[string]struct{}
+	uuids uuidSet
 	acc   *apihistory.Fold
 	attr  *attribution.Fold
 	key   attrKey
@@ -47,7 +47,7 @@ type attrKey struct {
 }
 
 func newIncremental() *incremental {
-	return &incremental{uuids: map[string]struct{}{}, acc: apihistory.New(apihistory.Options{}), neutral: attribution.NewNeutral()}
+	return &incremental{acc: apihistory.New(apihistory.Options{}), neutral: attribution.NewNeutral()}
 }
 
 // add folds the next transcript event; false means the transcript is no
@@ -57,9 +57,6 @@ func (in *incremental) add(ev events.Event) bool {
 	if !ok || !qwen.IsConversationRecord(rec) {
 		return false
 	}
-	if _, dup := in.uuids[rec.UUID]; dup {
-		return false
-	}
 	if in.last == nil {
 		if rec.ParentUUID != "" {
 			return false
@@ -67,7 +64,9 @@ func (in *incremental) add(ev events.Event) bool {
 	} else if rec.ParentUUID == "" || rec.ParentUUID != in.last.UUID {
 		return false
 	}
-	in.uuids[rec.UUID] = struct{}{}
+	if !in.uuids.add(rec.UUID) {
+		return false
+	}
 	in.n, in.last = in.n+1, rec
 	if in.rewalk == nil {
 		in.evs = append(in.evs, ev)

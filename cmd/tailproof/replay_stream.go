@@ -53,7 +53,7 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 	}
 	w := &replayWriter{w: stdout, json: f.asJSON}
 	st := newStepper(&session{exists: [2]bool{true, true}, ev: &timeline.Evidence{}})
-	st.inc.rewalk = src.rewalk
+	st.inc.rewalk, st.forget = src.rewalk, true
 	bar := cli.NewProgress(stderr, "replay", stop)
 	for n := range decideAt {
 		e, ok, err := src.take()
