@@ -103,7 +103,8 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	w := &replayWriter{w: stdout, json: f.asJSON}
 	st := newStepper(s)
-	// Each step re-folds the evidence so far: a long session takes a while.
+	// A session that is not one linear chain re-folds the evidence so far
+	// at each step after its first break: a long one takes a while.
 	bar := cli.NewProgress(stderr, "replay", stop)
 	for i := range stop {
 		w.step(st.next(), total)
