@@ -322,3 +322,25 @@ func openStreamForTest(t *testing.T, lp, tp string) bool {
 	s.close()
 	return true
 }
+
+// FuzzCrashPass holds the one pass, in memory and streamed, to a dry-run
+// reconcile of every cut, on any ledger and transcript (split at the first
+// NUL byte of the input).
+func FuzzCrashPass(f *testing.F) {
+	for _, o := range []genOpts{
+		{turns: 3, marker: true, identity: true, openLast: 1},
+		{turns: 3, identity: true, staleMarker: true, marker: true, openLast: 2},
+		{turns: 3, identity: true, clockBackAt: 2, openLast: 1},
+		{turns: 3, marker: true, rewindAt: 2, openLast: 1},
+	} {
+		l, tr := genSession(o)
+		f.Add(append(append(l, 0), tr...))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		l, tr, ok := bytes.Cut(in, []byte{0})
+		if !ok || len(l) > 4<<10 || len(tr) > 16<<10 {
+			return
+		}
+		checkCrashPass(t, "fuzz", l, tr)
+	})
+}

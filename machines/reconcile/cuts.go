@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/tailproof/tailproof/events"
@@ -43,6 +44,7 @@ type Cuts struct {
 	dirty  bool      // the ledger changed since the candidates' folds were chosen
 	folds  []cutFold // the current candidates' folds
 	stale  bool      // some current candidate has no fold
+	base   *Core     // a core fed the ledger so far (sync); each cut's core is a copy
 	rewalk Rewalk
 }
 
@@ -126,6 +128,7 @@ func (c *Cuts) sync() {
 	}
 	c.dirty = false
 	core := c.ledgerCore()
+	c.base = core
 	next := make([]cutFold, 0, len(core.cands))
 	c.stale = false
 	for _, cd := range core.cands {
@@ -195,6 +198,24 @@ func (c *Cuts) refold(k foldKey) cutFold {
 	return cf
 }
 
+// cloneLedger copies a core that has been fed its ledger and nothing else:
+// the copy shares the view (read only until the next AddLedger) and gets
+// its own candidates, evidence and trace, so deciding it leaves c as it was.
+func (c *Core) cloneLedger() *Core {
+	cp := *c
+	cp.trace = slices.Clone(c.trace)
+	cp.danglingSet = nil
+	cp.cands = make([]*candidate, len(c.cands))
+	for i, cd := range c.cands {
+		cc := *cd
+		ev := *cd.ev
+		ev.OtherDeadlines = slices.Clone(cd.ev.OtherDeadlines)
+		cc.ev, cc.d.Evidence = &ev, &ev
+		cp.cands[i] = &cc
+	}
+	return &cp
+}
+
 func keyOf(cd *candidate) foldKey {
 	k := foldKey{target: cd.ev.Target, marker: cd.ev.Admission.TailUUID, at: cd.ev.Admission.AtFloat()}
 	if cd.hasPred {
@@ -213,7 +234,7 @@ func (c *Cuts) Core(chain *qwen.Chain) (*Core, bool) {
 	if c.stale {
 		return nil, false
 	}
-	core := c.ledgerCore()
+	core := c.base.cloneLedger()
 	if !core.NeedsTranscript() {
 		return core, true
 	}
