@@ -11,6 +11,7 @@ import (
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
 	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/guards"
 )
 
 func init() {
@@ -79,31 +80,31 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return runReplayBatch(ctx, f, stdout, stderr)
 	}
+	if f.dsh == "" && f.html == "" {
+		// A clean linear session streams: its transcript is never held.
+		if err := replayStreaming(ctx, f, stdout, stderr); !errors.Is(err, errNotStreamable) {
+			return err
+		}
+	}
 	s, err := loadReplaySession(ctx, f)
 	if err != nil {
 		return err
 	}
 	total := s.ev.Len()
-	if f.at > total {
-		return cli.Usagef("--at %d is past the last event (%d)", f.at, total)
-	}
 	if f.crashAt == "all" {
+		if f.at > total {
+			return cli.Usagef("--at %d is past the last event (%d)", f.at, total)
+		}
 		return replayCrashTable(ctx, f, s, stdout, stderr)
 	}
-	stop, decideAt, crash := total, total, false
-	if f.at >= 0 {
-		stop = f.at
-	}
-	if f.crashAt != "" {
-		n, err := strconv.Atoi(f.crashAt)
-		if err != nil || n < 0 || n > total {
-			return cli.Usagef("--crash-at wants all or an event number from 0 to %d, got %q", total, f.crashAt)
-		}
-		stop, decideAt, crash = n, n, true
+	stop, decideAt, crash, err := replayRange(f, total)
+	if err != nil {
+		return err
 	}
 	w := &replayWriter{w: stdout, json: f.asJSON}
 	st := newStepper(s)
-	// Each step re-folds the evidence so far: a long session takes a while.
+	// A session that is not one linear chain re-folds the evidence so far
+	// at each step after its first break: a long one takes a while.
 	bar := cli.NewProgress(stderr, "replay", stop)
 	for i := range stop {
 		w.step(st.next(), total)
@@ -130,6 +131,26 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return cli.Clock(out.err, "--now", true)
 	}
 	return nil
+}
+
+// replayRange is where --at and --crash-at N stop the stepping, where the
+// decision is taken and whether it is a crash's, over total events.
+func replayRange(f replayFlags, total int) (stop, decideAt int, crash bool, err error) {
+	if f.at > total {
+		return 0, 0, false, cli.Usagef("--at %d is past the last event (%d)", f.at, total)
+	}
+	stop, decideAt = total, total
+	if f.at >= 0 {
+		stop = f.at
+	}
+	if f.crashAt != "" {
+		n, err := strconv.Atoi(f.crashAt)
+		if err != nil || n < 0 || n > total {
+			return 0, 0, false, cli.Usagef("--crash-at wants all or an event number from 0 to %d, got %q", total, f.crashAt)
+		}
+		stop, decideAt, crash = n, n, true
+	}
+	return stop, decideAt, crash, nil
 }
 
 func loadReplaySession(ctx context.Context, f replayFlags) (*session, error) {
@@ -287,22 +308,86 @@ type crashRow struct {
 	Error   string   `json:"error,omitempty"`
 }
 
+// crashRows decides every crash point of s: in one pass while the
+// transcript is one clean linear chain (replay_cuts.go), from each cut's
+// bytes otherwise (or everywhere, without onePass).
 func crashRows(ctx context.Context, s *session, reference bool, now int64, bar *cli.Progress) []crashRow {
-	rows := make([]crashRow, 0, s.ev.Len()+1)
+	rows, _ := crashRowsWith(ctx, s, reference, now, bar, true)
+	return rows
+}
+
+// crashRowsWith is crashRows; passed counts the crash points the one pass
+// decided.
+func crashRowsWith(ctx context.Context, s *session, reference bool, now int64, bar *cli.Progress, onePass bool) (rows []crashRow, passed int) {
+	rows = make([]crashRow, 0, s.ev.Len()+1)
+	var pass *crashPass
+	if onePass {
+		pass = newCrashPass(s, reference)
+	}
+	var last int64 // lastTime(s.ev, n), kept as the events go by
 	for n := 0; n <= s.ev.Len(); n++ {
 		bar.Set(n+1, "")
-		o := decide(ctx, s, n, reference, now)
-		row := crashRow{At: n, Event: "(before any event)", Verdict: o.Verdict, Target: o.Target, Guards: []string{}, Error: o.Error}
-		if n > 0 {
+		var row crashRow
+		if n == 0 {
+			row = crashRowAt(0, nil)
+		} else {
 			e := s.ev.Event(n - 1)
-			row.Event = fmt.Sprintf("%s:%d %s", e.Stream, e.Pos.Line, e.Kind)
+			row = crashRowAt(n, &e)
+			if e.Time.OK && e.Time.Ms > last {
+				last = e.Time.Ms
+			}
+			if pass != nil && !pass.add(e) {
+				pass = nil
+			}
 		}
-		for _, v := range o.Vetoes {
-			row.Guards = append(row.Guards, v.Guard)
+		if pass != nil {
+			if res, ok, err := pass.decide(ctx, clockOr(now, last)); ok {
+				row.fill(res, err)
+				rows = append(rows, row)
+				passed++
+				continue
+			}
 		}
+		row.fillOutcome(decide(ctx, s, n, reference, now))
 		rows = append(rows, row)
 	}
-	return rows
+	return rows, passed
+}
+
+// clockOr is the replayed clock: --now, else the latest event time so far.
+func clockOr(now, last int64) int64 {
+	if now != 0 {
+		return now
+	}
+	return last
+}
+
+// crashRowAt is the row of the crash right after event n (e; nil for 0).
+func crashRowAt(n int, e *events.Event) crashRow {
+	row := crashRow{At: n, Event: "(before any event)", Guards: []string{}}
+	if e != nil {
+		row.Event = fmt.Sprintf("%s:%d %s", e.Stream, e.Pos.Line, e.Kind)
+	}
+	return row
+}
+
+// fill sets the row's decision from a reconciliation (decide's verdictOf).
+func (r *crashRow) fill(res tailproof.Result, err error) {
+	var vetoes []guards.Veto
+	r.Verdict, r.Target, _, vetoes = verdictOf(res, err, nil)
+	if err != nil {
+		r.Error = err.Error()
+	}
+	for _, v := range vetoes {
+		r.Guards = append(r.Guards, v.Guard)
+	}
+}
+
+func (r *crashRow) fillOutcome(o outcome) {
+	r.Verdict, r.Target, r.Error = o.Verdict, o.Target, o.Error
+	for _, v := range o.Vetoes {
+		r.Guards = append(r.Guards, v.Guard)
+	}
 }
 
 func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, stderr io.Writer) error {
@@ -310,34 +395,7 @@ func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, st
 	rows := crashRows(ctx, s, f.reference, f.now, bar)
 	bar.Done()
 	w := &replayWriter{w: stdout, json: f.asJSON}
-	if f.asJSON {
-		for _, r := range rows {
-			w.encode(r)
-		}
-	} else {
-		w.printf("%-5s  %-40s  %-12s  %-38s  %s\n", "crash", "after event", "verdict", "target", "vetoed by")
-		for _, r := range rows {
-			verdict := r.Verdict
-			if r.Error != "" {
-				verdict = "error"
-			}
-			w.printf("%5d  %-40s  %-12s  %-38s  %s\n", r.At, r.Event, verdict, orDashStr(r.Target), strings.Join(r.Guards, ", "))
-		}
-		counts := map[string]int{}
-		for _, r := range rows {
-			counts[r.Verdict]++
-		}
-		w.printf("\n%d crash points:", len(rows))
-		for _, v := range []string{"none", "completed", "interrupted", "cancelled", "error", "unknown", "balanced", "unloadable"} {
-			if counts[v] > 0 {
-				w.printf(" %s %d", v, counts[v])
-			}
-		}
-		w.printf("\n")
-		for _, l := range replayWarnings(s, f) {
-			w.printf("warning: %s\n", l)
-		}
-	}
+	printCrashTable(w, rows, replayWarnings(s, f))
 	if f.html != "" {
 		if err := writeReplayHTML(f.html, s, decide(ctx, s, s.ev.Len(), f.reference, f.now), -1); err != nil {
 			return err
@@ -347,6 +405,38 @@ func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, st
 		return cli.WithCode(cli.Write, w.err)
 	}
 	return nil
+}
+
+// printCrashTable prints the --crash-at all table (JSON: one row a line).
+func printCrashTable(w *replayWriter, rows []crashRow, warnings []string) {
+	if w.json {
+		for _, r := range rows {
+			w.encode(r)
+		}
+		return
+	}
+	w.printf("%-5s  %-40s  %-12s  %-38s  %s\n", "crash", "after event", "verdict", "target", "vetoed by")
+	for _, r := range rows {
+		verdict := r.Verdict
+		if r.Error != "" {
+			verdict = "error"
+		}
+		w.printf("%5d  %-40s  %-12s  %-38s  %s\n", r.At, r.Event, verdict, orDashStr(r.Target), strings.Join(r.Guards, ", "))
+	}
+	counts := map[string]int{}
+	for _, r := range rows {
+		counts[r.Verdict]++
+	}
+	w.printf("\n%d crash points:", len(rows))
+	for _, v := range []string{"none", "completed", "interrupted", "cancelled", "error", "unknown", "balanced", "unloadable"} {
+		if counts[v] > 0 {
+			w.printf(" %s %d", v, counts[v])
+		}
+	}
+	w.printf("\n")
+	for _, l := range warnings {
+		w.printf("warning: %s\n", l)
+	}
 }
 
 func orDashStr(s string) string {

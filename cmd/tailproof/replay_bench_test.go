@@ -35,9 +35,8 @@ func benchReplaySession(b *testing.B, turns int) *session {
 }
 
 // BenchmarkReplaySteps steps every event of a session. The api history is
-// folded once over a linear chain; the attribution fold is rebuilt over the
-// chain so far at each admission, so a session of many short turns is still
-// O(turns × records).
+// folded once over a linear chain; the attribution fold is forked at each
+// admission from the target-free fold of the chain so far (ADR 0035).
 func BenchmarkReplaySteps(b *testing.B) {
 	for _, turns := range []int{25, 100} {
 		s := benchReplaySession(b, turns)
@@ -53,16 +52,24 @@ func BenchmarkReplaySteps(b *testing.B) {
 	}
 }
 
-// BenchmarkCrashAll decides every crash point of a session (one in-memory
-// dry-run Reconcile per event).
+// BenchmarkCrashAll decides every crash point of a session: in one pass
+// (replay_cuts.go), and, for comparison, with one in-memory dry-run
+// Reconcile per crash point (quadratic).
 func BenchmarkCrashAll(b *testing.B) {
-	s := benchReplaySession(b, 25)
-	b.Run(fmt.Sprintf("events=%d", s.ev.Len()), func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if rows := crashRows(context.Background(), s, false, 1, nil); len(rows) != s.ev.Len()+1 {
-				b.Fatal(len(rows))
+	for _, turns := range []int{25, 100} {
+		s := benchReplaySession(b, turns)
+		for _, onePass := range []bool{true, false} {
+			if !onePass && turns > 25 {
+				continue
 			}
+			b.Run(fmt.Sprintf("events=%d/onePass=%v", s.ev.Len(), onePass), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if rows, _ := crashRowsWith(context.Background(), s, false, 1, nil, onePass); len(rows) != s.ev.Len()+1 {
+						b.Fatal(len(rows))
+					}
+				}
+			})
 		}
-	})
+	}
 }

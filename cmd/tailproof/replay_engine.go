@@ -157,13 +157,15 @@ type stepper struct {
 	s     *session
 	n     int
 	view  *ledgerview.View
-	trans []events.Event
+	trans int // transcript events so far
 	enc   *turns.Enclosure
 	fold  dshrecovery.Fold // for a v0 log
 	tl    *timeline.Timeline
 	last  map[string]string
 	order []string
 	inc   *incremental // nil once the transcript stops being one linear chain
+	// forget: keep no timeline items (a streamed replay prints each step's).
+	forget bool
 }
 
 func newStepper(s *session) *stepper {
@@ -179,8 +181,10 @@ func newStepper(s *session) *stepper {
 	return st
 }
 
-func (st *stepper) next() step {
-	ev := st.s.ev.Event(st.n)
+func (st *stepper) next() step { return st.nextOf(st.s.ev.Event(st.n)) }
+
+// nextOf steps event ev, the session's next.
+func (st *stepper) nextOf(ev events.Event) step {
 	st.n++
 	states := map[string]string{}
 	switch body := ev.Body.(type) {
@@ -199,7 +203,7 @@ func (st *stepper) next() step {
 				st.view.Add(rec)
 			}
 		} else {
-			st.trans = append(st.trans, ev)
+			st.trans++
 			if st.inc != nil && !st.inc.add(ev) {
 				st.inc = nil
 			}
@@ -209,7 +213,7 @@ func (st *stepper) next() step {
 		if st.inc != nil {
 			hist, attr = st.inc.states(st.view)
 		} else {
-			hist, attr = transcriptStates(st.view, len(st.trans), st.s.ev.Cut(st.n)[1])
+			hist, attr = transcriptStates(st.view, st.trans, st.s.ev.Cut(st.n)[1])
 		}
 		states["api history"], states["attribution"] = hist, attr
 	}
@@ -223,6 +227,9 @@ func (st *stepper) next() step {
 		st.last[name] = states[name]
 	}
 	out.Items = append([]timeline.Item{}, st.tl.Add(ev)...)
+	if st.forget {
+		st.tl.Forget()
+	}
 	return out
 }
 
@@ -345,10 +352,8 @@ type outcome struct {
 // merged event n would have left, in an in-memory filesystem.
 func decide(ctx context.Context, s *session, n int, reference bool, now int64) outcome {
 	cut := s.ev.Cut(n)
-	out := outcome{At: n, Dangling: []string{}, Append: []string{}, Vetoes: []guards.Veto{}, Trace: []string{}, Guards: []guardDecision{}}
-	mem := memory.NewFS()
-	if err := mem.MkdirAll("/replay", 0o755); err != nil {
-		out.Error = err.Error()
+	out, mem := newOutcome(n)
+	if out.Error != "" {
 		return out
 	}
 	if s.v0 != nil {
@@ -357,28 +362,36 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 	if s.dsh {
 		return decideDSH(mem, cut[0], out)
 	}
+	if now == 0 {
+		now = lastTime(s.ev, n)
+	}
+	return decideQwenCut(ctx, mem, cut, s.exists, reference, now, out)
+}
+
+// decideQwenCut is decide's dry-run Reconcile of a Qwen cut (the files that
+// exist), written to mem, with the clock reading now.
+func decideQwenCut(ctx context.Context, mem *memory.FS, cut [2][]byte, exists [2]bool, reference bool, now int64, out outcome) outcome {
 	const lp, tp = "/replay/session.ledger.jsonl", "/replay/session.jsonl"
 	for i, p := range []string{lp, tp} {
-		if s.exists[i] {
+		if exists[i] {
 			if err := mem.WriteFile(p, cut[i], 0o644); err != nil {
 				out.Error = err.Error()
 				return out
 			}
 		}
 	}
-	if now == 0 {
-		now = lastTime(s.ev, n)
-	}
 	opts := tailproof.Options{Now: func() int64 { return now }, DryRun: true, Reference: reference}
 	res, err := tailproof.Reconcile(ctx, jsonl.NewFilesStore(mem, lp, tp), "", opts)
+	return outcomeOf(res, err, reference, out)
+}
+
+// outcomeOf fills out from a dry-run reconciliation and its error.
+func outcomeOf(res tailproof.Result, err error, reference bool, out outcome) outcome {
 	if err != nil {
 		out.Error, out.err = err.Error(), err
 	}
 	out.Dangling = append(out.Dangling, res.Dangling...) // [] when none, never null
-	out.Verdict, out.State = string(tailproof.VerdictNone), string(reconcile.None)
-	if len(res.Decisions) == 0 && err != nil {
-		out.Verdict, out.State = string(tailproof.VerdictUnknown), ""
-	}
+	out.Verdict, out.Target, out.State, out.Vetoes = verdictOf(res, err, out.Vetoes)
 	for _, a := range res.Appended() {
 		out.Append = append(out.Append, string(a.Line))
 	}
@@ -389,15 +402,37 @@ func decide(ctx context.Context, s *session, n int, reference bool, now int64) o
 	// The step shows the decision of the prompt the transcript's tail
 	// speaks about: the first that appended, else the first considered.
 	if d, ok := primaryDecision(res); ok {
-		out.Verdict, out.Target, out.State = string(d.Verdict), d.Target, string(d.State)
-		out.Vetoes = append(out.Vetoes, d.Vetoes...)
-		if gs, ok := explainGuards(d.Steps, d.Evidence, d.Vetoes, opts.Reference); ok {
+		if gs, ok := explainGuards(d.Steps, d.Evidence, d.Vetoes, reference); ok {
 			out.Guards = append(out.Guards, gs...)
 		} else {
 			out.GuardsNote = "replay's guard list no longer matches the reconcile machine's; only the machine's vetoes are shown"
 		}
 	}
 	return out
+}
+
+// verdictOf is the step's verdict, target, machine state and vetoes
+// (appended to vetoes) of a reconciliation: that of its primary decision;
+// none when nothing dangled; unknown when it failed before deciding.
+func verdictOf(res tailproof.Result, err error, vetoes []guards.Veto) (verdict, target, state string, _ []guards.Veto) {
+	if d, ok := primaryDecision(res); ok {
+		return string(d.Verdict), d.Target, string(d.State), append(vetoes, d.Vetoes...)
+	}
+	if len(res.Decisions) == 0 && err != nil {
+		return string(tailproof.VerdictUnknown), "", "", vetoes
+	}
+	return string(tailproof.VerdictNone), "", string(reconcile.None), vetoes
+}
+
+// newOutcome is an empty outcome at n and the in-memory filesystem to
+// decide it in (out.Error says why there is none).
+func newOutcome(n int) (outcome, *memory.FS) {
+	out := outcome{At: n, Dangling: []string{}, Append: []string{}, Vetoes: []guards.Veto{}, Trace: []string{}, Guards: []guardDecision{}}
+	mem := memory.NewFS()
+	if err := mem.MkdirAll("/replay", 0o755); err != nil {
+		out.Error = err.Error()
+	}
+	return out, mem
 }
 
 func primaryDecision(res tailproof.Result) (tailproof.Decision, bool) {

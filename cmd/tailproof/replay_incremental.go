@@ -15,17 +15,27 @@ import (
 // prefix is exactly the records so far in order (what LoadChain and Walk
 // yield on the cut, ADR 0020), so the api history is one fold over the
 // session instead of one per step. The attribution fold is seeded with the
-// target, its marker and its admission time, so it is rebuilt over the
-// records so far only when those change (at most once per admission); a
-// step that changes nothing else costs O(1) folds. The first record that
+// target, its marker and its admission time; when those change (at most
+// once per admission) it is forked from a target-free fold of the records
+// so far (attribution.Neutral, ADR 0035), or rebuilt over them where the
+// fork is refused; a step that changes nothing else costs O(1) folds. The first record that
 // breaks the shape (a rewind, a branch, a second root, a reused uuid)
 // returns false, and the stepper recomputes from the bytes from then on.
 type incremental struct {
+	n     int          // records folded
+	last  *qwen.Record // the last of them
 	evs   []events.Event
-	uuids map[string]struct{}
+	uuids uuidSet
 	acc   *apihistory.Fold
 	attr  *attribution.Fold
 	key   attrKey
+	// neutral is the target-free fold of the records so far: a new key's
+	// fold is forked from it, not rebuilt (ADR 0035).
+	neutral *attribution.Neutral
+	// rewalk, when set, reads the records so far again for a fold the
+	// neutral one cannot fork, and evs is not kept (a streamed replay).
+	rewalk func(n int, yield func(events.Event) error) error
+	err    error // rewalk's first error
 }
 
 // attrKey is what the attribution fold was seeded with.
@@ -37,7 +47,7 @@ type attrKey struct {
 }
 
 func newIncremental() *incremental {
-	return &incremental{uuids: map[string]struct{}{}, acc: apihistory.New(apihistory.Options{})}
+	return &incremental{acc: apihistory.New(apihistory.Options{}), neutral: attribution.NewNeutral()}
 }
 
 // add folds the next transcript event; false means the transcript is no
@@ -47,30 +57,33 @@ func (in *incremental) add(ev events.Event) bool {
 	if !ok || !qwen.IsConversationRecord(rec) {
 		return false
 	}
-	if _, dup := in.uuids[rec.UUID]; dup {
-		return false
-	}
-	if len(in.evs) == 0 {
+	if in.last == nil {
 		if rec.ParentUUID != "" {
 			return false
 		}
-	} else if prev := in.evs[len(in.evs)-1].Body.(*qwen.Record); rec.ParentUUID == "" || rec.ParentUUID != prev.UUID {
+	} else if rec.ParentUUID == "" || rec.ParentUUID != in.last.UUID {
 		return false
 	}
-	in.uuids[rec.UUID] = struct{}{}
-	in.evs = append(in.evs, ev)
+	if !in.uuids.add(rec.UUID) {
+		return false
+	}
+	in.n, in.last = in.n+1, rec
+	if in.rewalk == nil {
+		in.evs = append(in.evs, ev)
+	}
 	if err := in.acc.Add(ev); err != nil {
 		return false
 	}
 	if in.attr != nil {
 		in.attr.Add(ev)
 	}
+	in.neutral.Add(ev)
 	return true
 }
 
 // states are transcriptStates' two projections for the records so far.
 func (in *incremental) states(view *ledgerview.View) (string, string) {
-	if len(in.evs) == 0 {
+	if in.n == 0 {
 		return "empty", "no transcript"
 	}
 	dangling := view.Dangling()
@@ -82,11 +95,26 @@ func (in *incremental) states(view *ledgerview.View) (string, string) {
 	if key != in.key {
 		in.key, in.attr = key, nil
 		if key.ok {
-			in.attr = attribution.New(key.target, key.marker, key.at)
-			for _, e := range in.evs {
-				in.attr.Add(e)
+			var ok bool
+			if in.attr, ok = in.neutral.Fork(key.target, key.marker, key.at, attribution.Watch{}); !ok {
+				in.attr = in.refold(key)
 			}
 		}
 	}
 	return describeFolds(in.acc, in.attr, dangling)
+}
+
+// refold is key's fold over the records so far, from the first.
+func (in *incremental) refold(key attrKey) *attribution.Fold {
+	f := attribution.New(key.target, key.marker, key.at)
+	if in.rewalk == nil {
+		for _, e := range in.evs {
+			f.Add(e)
+		}
+		return f
+	}
+	if err := in.rewalk(in.n, func(e events.Event) error { f.Add(e); return nil }); err != nil {
+		in.err = err // the streamed replay stops on it
+	}
+	return f
 }

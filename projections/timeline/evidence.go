@@ -103,10 +103,8 @@ func Merge(a, b Source) *Evidence {
 		case j >= len(b.Events):
 			takeA = true
 		case i >= len(a.Events):
-		case keys[0][i] < keys[1][j]:
-			takeA = true
-		case keys[0][i] == keys[1][j]:
-			takeA = a.Events[i].Kind == "ledger.in_flight"
+		default:
+			takeA = LedgerFirst(keys[0][i], a.Events[i].Kind, keys[1][j])
 		}
 		if takeA {
 			e.Order = append(e.Order, Ref{0, i})
@@ -119,15 +117,33 @@ func Merge(a, b Source) *Evidence {
 	return e
 }
 
+// LedgerFirst is Merge's order of the next ledger event (its sort key and
+// kind) and the next transcript event (its sort key): true when the ledger
+// event goes first. A streaming merge of the same two files takes the same
+// order with it.
+func LedgerFirst(ledgerKey int64, ledgerKind events.Kind, transcriptKey int64) bool {
+	return ledgerKey < transcriptKey || (ledgerKey == transcriptKey && ledgerKind == "ledger.in_flight")
+}
+
+// Carry is the sort key of an event whose stream's last key so far is last
+// (minimum int64 before any): its time, or last.
+func Carry(ev events.Event, last int64) int64 {
+	if ev.Time.OK {
+		return ev.Time.Ms
+	}
+	return last
+}
+
+// NoKey is the sort key before a stream's first timed event.
+const NoKey = int64(-1 << 63)
+
 // carry returns each event's sort key: its time, or the last known time of
 // its stream (minimum int64 before any).
 func carry(evs []events.Event) []int64 {
 	keys := make([]int64, len(evs))
-	last := int64(-1 << 63)
+	last := NoKey
 	for i, ev := range evs {
-		if ev.Time.OK {
-			last = ev.Time.Ms
-		}
+		last = Carry(ev, last)
 		keys[i] = last
 	}
 	return keys

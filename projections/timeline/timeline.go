@@ -113,6 +113,16 @@ func (t *Timeline) Describe() string {
 	return b.String()
 }
 
+// Forget drops the items kept so far (Items and Describe start over); Add
+// still returns each event's items and dsh calls are still told apart. A
+// reader that takes each event's items as they come (a streamed replay)
+// calls it so the timeline keeps none: an item's strings can alias its
+// record's.
+func (t *Timeline) Forget() {
+	clear(t.items)
+	t.items = t.items[:0]
+}
+
 // Add folds one event and returns the items it produced (possibly none: a
 // usage record or a streaming chunk is not a timeline item). Events of
 // unknown streams or bodies produce nothing rather than an error, so a

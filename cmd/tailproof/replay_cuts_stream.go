@@ -1,0 +1,334 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"iter"
+	"strings"
+
+	"github.com/tailproof/tailproof"
+	"github.com/tailproof/tailproof/adapters"
+	"github.com/tailproof/tailproof/events"
+	"github.com/tailproof/tailproof/events/ledger"
+	"github.com/tailproof/tailproof/events/qwen"
+	"github.com/tailproof/tailproof/projections/timeline"
+)
+
+// errNotStreamable: this session's crash table needs the whole files in
+// memory (replay's general path); nothing was printed.
+var errNotStreamable = errors.New("replay: not a clean linear session")
+
+// streamCrashRows decides every crash point of a Qwen session without
+// holding its transcript: the ledger is read whole (a few hundred bytes a
+// prompt), the transcript indexed once (qwen.LoadChain, memory of a few
+// bytes a record) and, when that index shows one clean linear chain, decoded
+// a record at a time, merged with the ledger in crash order (timeline.Merge's
+// order) and folded by the one pass (tailproof.Cuts). A prompt whose fold
+// cannot be forked has the transcript read again up to that point. The rows
+// are those the whole-file path prints. errNotStreamable (and nothing
+// decided) when the session is not such a session: missing or empty files,
+// undecodable lines, a chain that branches, gaps or rewinds.
+func streamCrashRows(ctx context.Context, st adapters.Store, sid string, reference bool, now int64, progress func(total, done int)) ([]crashRow, error) {
+	s, total, err := openStream(ctx, st, sid, tailproof.Options{DryRun: true, Reference: reference, NoTrace: true}, now, false)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	total++ // the crash before any event
+	rows := make([]crashRow, 0, total)
+	for n := 0; ; n++ {
+		if progress != nil {
+			progress(total, n+1)
+		}
+		row, more, err := s.step(n)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+		if !more {
+			break
+		}
+	}
+	if len(rows) != total {
+		return nil, errNotStreamable // the transcript changed since it was indexed
+	}
+	return rows, nil
+}
+
+// openStream opens a session for a streamed replay: the ledger read whole
+// and decoded, the transcript indexed (and, with decodes, decoded once
+// without keeping anything, so that stepping, which prints as it goes,
+// cannot meet a line it cannot show), then opened for the one pass. total
+// is the number of merged events. errNotStreamable when the session needs
+// the whole-file replay.
+func openStream(ctx context.Context, st adapters.Store, sid string, opts tailproof.Options, now int64, decodes bool) (s *streamState, total int, err error) {
+	rc, err := st.OpenLedger(ctx, sid)
+	if err != nil {
+		return nil, 0, errNotStreamable
+	}
+	ldata, err := readLines(rc, events.StreamLedger, 0)
+	rc.Close()
+	if err != nil || len(ldata) == 0 {
+		return nil, 0, errNotStreamable
+	}
+	lsrc, err := timeline.Decode(ldata, ledger.Codec{}, events.Options{})
+	if err != nil || len(lsrc.Bad) > 0 || len(lsrc.Events) == 0 {
+		return nil, 0, errNotStreamable
+	}
+	recs := make([]ledger.Record, len(lsrc.Events))
+	for i, e := range lsrc.Events {
+		r, ok := asLedger(e)
+		if !ok {
+			return nil, 0, errNotStreamable
+		}
+		recs[i] = r
+	}
+	open := func() (io.ReadCloser, error) { return st.OpenTranscript(ctx, sid) }
+	chain, err := qwen.LoadChain(open, qwen.LoadOptions{})
+	if err != nil || !chain.Streaming || chain.Len == 0 || chain.Len != chain.Records || chain.Records != chain.Objects ||
+		len(chain.Gaps) > 0 || len(chain.BadLines) > 0 || chain.Cycle != "" || chain.Degraded() != "" {
+		return nil, 0, errNotStreamable
+	}
+	if decodes {
+		if n, err := linearRecords(open); err != nil || n != chain.Len {
+			return nil, 0, errNotStreamable
+		}
+	}
+	cuts, err := tailproof.NewCuts(opts)
+	if err != nil {
+		return nil, 0, errNotStreamable
+	}
+	rewalkFn := func(n int, yield func(events.Event) error) error { return rewalk(open, n, yield) }
+	cuts.SetRewalk(rewalkFn)
+	tpl := *chain
+	tpl.Gaps, tpl.Diagnostics, tpl.BadLines = nil, nil, nil
+	trc, err := open()
+	if err != nil {
+		return nil, 0, errNotStreamable
+	}
+	next, stop := iter.Pull2(events.Decode(trc, qwen.Codec{}, events.Options{}))
+	s = &streamState{ctx: ctx, cuts: cuts, tpl: tpl, ldata: ldata, lsrc: lsrc, recs: recs, next: next, reference: opts.Reference, now: now,
+		lkey: timeline.NoKey, tkey: timeline.NoKey, rewalk: rewalkFn, close: func() { stop(); trc.Close() }}
+	return s, len(recs) + chain.Len, nil
+}
+
+// linearRecords decodes the transcript through, keeping nothing, and
+// counts its records: an error for an undecodable line or a record that
+// does not continue one linear chain.
+func linearRecords(open func() (io.ReadCloser, error)) (int, error) {
+	rc, err := open()
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	var lin linearCheck
+	n := 0
+	for e, err := range events.Decode(rc, qwen.Codec{}, events.Options{}) {
+		if err != nil {
+			return n, err
+		}
+		if !lin.add(e, n) {
+			return n, errNotStreamable
+		}
+		n++
+	}
+	return n, nil
+}
+
+// linearCheck tells whether each next record continues one linear chain:
+// a conversation record, the first a root, each next the child of the one
+// before, no uuid twice.
+type linearCheck struct {
+	prev string
+	seen uuidSet
+}
+
+func (l *linearCheck) add(e events.Event, i int) bool {
+	rec, ok := e.Body.(*qwen.Record)
+	if !ok || !qwen.IsConversationRecord(rec) || rec.UUID == "" || rec.ParentUUID != l.prev || (i > 0 && l.prev == "") {
+		return false
+	}
+	if !l.seen.add(rec.UUID) {
+		return false
+	}
+	l.prev = strings.Clone(rec.UUID)
+	return true
+}
+
+// uuidSet holds 64-bit hashes of uuids, never the strings: a decoded
+// record's strings share one allocation, so a key aliasing one kept the
+// whole record alive (ADR 0030). A collision reads as a repeated uuid, which
+// only ever sends a replay to its slower, exact path; the seed is the
+// process's, so every check of one file agrees.
+type uuidSet map[uint64]struct{}
+
+var uuidSeed = maphash.MakeSeed()
+
+// add adds uuid; false when it (or a colliding one) was there.
+func (u *uuidSet) add(uuid string) bool {
+	if *u == nil {
+		*u = uuidSet{}
+	}
+	h := maphash.String(uuidSeed, uuid)
+	if _, dup := (*u)[h]; dup {
+		return false
+	}
+	(*u)[h] = struct{}{}
+	return true
+}
+
+// streamState is one streaming crash table's position.
+type streamState struct {
+	ctx       context.Context
+	cuts      *tailproof.Cuts
+	tpl       qwen.Chain
+	ldata     []byte
+	lsrc      timeline.Source
+	recs      []ledger.Record
+	next      func() (events.Event, error, bool)
+	reference bool
+	now       int64
+
+	li, ti     int   // ledger events taken; transcript records taken
+	lkey, tkey int64 // the last sort key of each stream (timeline.Carry)
+	peek       *events.Event
+	done       bool // the transcript is exhausted
+	last       int64
+	lin        linearCheck
+	leaf       string // the last record's uuid
+	lsize      int64
+	rewalk     func(n int, yield func(events.Event) error) error
+	close      func()
+}
+
+// step decides crash point n after taking merged event n (none for 0);
+// more is false after the last event.
+func (s *streamState) step(n int) (row crashRow, more bool, err error) {
+	if n == 0 {
+		row = crashRowAt(0, nil)
+	} else {
+		e, ok, err := s.take()
+		if err != nil {
+			return row, false, err
+		}
+		if !ok {
+			return row, false, errNotStreamable
+		}
+		row = crashRowAt(n, &e)
+		if e.Time.OK && e.Time.Ms > s.last {
+			s.last = e.Time.Ms
+		}
+	}
+	res, ok, derr := s.decide()
+	if ok {
+		row.fill(res, derr)
+	} else {
+		out, mem := newOutcome(n)
+		if out.Error == "" {
+			out = decideQwenCut(s.ctx, mem, [2][]byte{s.ldata[:s.lsize], nil}, [2]bool{true, true}, s.reference, clockOr(s.now, s.last), out)
+		}
+		row.fillOutcome(out)
+	}
+	if err := s.fill(); err != nil {
+		return row, false, err
+	}
+	return row, s.li < len(s.recs) || s.peek != nil, nil
+}
+
+// fill peeks at the next transcript record.
+func (s *streamState) fill() error {
+	if s.peek != nil || s.done {
+		return nil
+	}
+	e, err, ok := s.next()
+	switch {
+	case !ok:
+		s.done = true
+		return nil
+	case err != nil:
+		var ee *events.Error
+		if errors.As(err, &ee) {
+			return errNotStreamable // an undecodable line the index did not see
+		}
+		return fmt.Errorf("read transcript: %w", err)
+	}
+	if s.ti == 0 && e.Pos.Offset != 0 {
+		return errNotStreamable // bytes before the first record stay with the empty cut
+	}
+	s.peek = &e
+	return nil
+}
+
+// take is the next merged event (timeline.Merge's order), folded.
+func (s *streamState) take() (events.Event, bool, error) {
+	if err := s.fill(); err != nil {
+		return events.Event{}, false, err
+	}
+	takeLedger := s.li < len(s.recs)
+	if takeLedger && s.peek != nil {
+		le := s.lsrc.Events[s.li]
+		takeLedger = timeline.LedgerFirst(timeline.Carry(le, s.lkey), le.Kind, timeline.Carry(*s.peek, s.tkey))
+	}
+	if takeLedger {
+		e := s.lsrc.Events[s.li]
+		s.lkey = timeline.Carry(e, s.lkey)
+		s.li++
+		end := int64(len(s.ldata))
+		if s.li < len(s.lsrc.Events) {
+			end = s.lsrc.Events[s.li].Pos.Offset
+		}
+		s.cuts.AddLedger(s.recs[s.li-1], int(end-s.lsize))
+		s.lsize = end
+		return e, true, nil
+	}
+	if s.peek == nil {
+		return events.Event{}, false, nil
+	}
+	e := *s.peek
+	s.peek = nil
+	s.tkey = timeline.Carry(e, s.tkey)
+	if !s.lin.add(e, s.ti) {
+		return events.Event{}, false, errNotStreamable
+	}
+	s.leaf = s.lin.prev
+	s.ti++
+	if err := s.cuts.AddChainEvent(e); err != nil {
+		return events.Event{}, false, errNotStreamable
+	}
+	return e, true, nil
+}
+
+func (s *streamState) decide() (tailproof.Result, bool, error) {
+	if s.ti == 0 {
+		return tailproof.Result{}, false, nil
+	}
+	chain := s.tpl
+	chain.Len, chain.Records, chain.Objects, chain.LeafUUID = s.ti, s.ti, s.ti, s.leaf
+	return s.cuts.Decide(s.ctx, &chain, clockOr(s.now, s.last))
+}
+
+// rewalk decodes the transcript's first n records again.
+func rewalk(open func() (io.ReadCloser, error), n int, yield func(events.Event) error) error {
+	rc, err := open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	i := 0
+	for e, err := range events.Decode(rc, qwen.Codec{}, events.Options{}) {
+		if i == n {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := yield(e); err != nil {
+			return err
+		}
+		i++
+	}
+	return nil
+}

@@ -1,0 +1,346 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tailproof/tailproof"
+	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/simulations"
+)
+
+// genOpts shape a generated session (genSession).
+type genOpts struct {
+	turns    int
+	marker   bool // admissions carry tailUuid, the transcript's tail
+	identity bool // prompt records carry daemonPromptId
+	// staleMarker: every third admission's tailUuid names an earlier record.
+	staleMarker bool
+	rewindAt    int    // a record at this turn re-parents onto the first one (0: none)
+	gapAt       int    // a record at this turn names a missing parent (0: none)
+	clockBackAt int    // the clock steps back a minute at this turn (0: none)
+	reuseAt     int    // this turn's prompt id is an earlier turn's (0: none)
+	tail        string // bytes appended to the transcript
+	openLast    int    // prompts left without a terminal at the end
+}
+
+func genSession(o genOpts) (ledger, transcript []byte) {
+	var l, tr bytes.Buffer
+	parent, first := "null", ""
+	ms := int64(1_700_000_000_000)
+	n := 0
+	rec := func(typ, prov, extra, msg string) string {
+		ms += 7
+		n++
+		uuid := fmt.Sprintf("r%d", n)
+		fmt.Fprintf(&tr, `{"uuid":%q,"parentUuid":%s,"sessionId":"s","timestamp":"%s","type":%q,"provenance":%q%s,"message":%s}`+"\n",
+			uuid, parent, timestamp(ms), typ, prov, extra, msg)
+		if first == "" {
+			first = uuid
+		}
+		parent = `"` + uuid + `"`
+		return uuid
+	}
+	last := ""
+	for i := 1; i <= o.turns; i++ {
+		id := fmt.Sprintf("p%d", i)
+		if i == o.reuseAt {
+			id = "p1"
+		}
+		if i == o.clockBackAt {
+			ms -= 60_000
+		}
+		ms += 3
+		tail := ""
+		switch {
+		case o.marker && o.staleMarker && i%3 == 0 && first != "":
+			tail = fmt.Sprintf(`,"tailUuid":%q`, first)
+		case o.marker && last != "":
+			tail = fmt.Sprintf(`,"tailUuid":%q`, last)
+		}
+		fmt.Fprintf(&l, `{"v":1,"promptId":%q,"state":"in_flight"%s,"at":%d}`+"\n", id, tail, ms)
+		if i == o.rewindAt {
+			parent = `"` + first + `"`
+		}
+		if i == o.gapAt {
+			parent = `"missing"`
+		}
+		extra := ""
+		if o.identity {
+			extra = fmt.Sprintf(`,"daemonPromptId":%q`, id)
+		}
+		rec("user", "real_user", extra, `{"role":"user","parts":[{"text":"do the thing"}]}`)
+		last = rec("assistant", "assistant_output", "", `{"role":"model","parts":[{"text":"done"}]}`)
+		if i <= o.turns-o.openLast {
+			ms += 3
+			fmt.Fprintf(&l, `{"v":1,"promptId":%q,"terminal":"completed","stopReason":"end_turn","at":%d}`+"\n", id, ms)
+		}
+	}
+	tr.WriteString(o.tail)
+	return l.Bytes(), tr.Bytes()
+}
+
+func timestamp(ms int64) string {
+	return fmt.Sprintf("2023-11-14T22:%02d:%02d.%03dZ", (ms/60000)%60, (ms/1000)%60, ms%1000)
+}
+
+// checkCrashPass compares every crash point the one pass decides, over the
+// session in memory and streamed from its files, with a reconcile of that
+// cut's bytes, under both rule sets. It returns how many crash points (of
+// the tailproof rules' run) the in-memory pass decided and whether the
+// streaming pass took the session.
+func checkCrashPass(t *testing.T, name string, ledger, transcript []byte) (passed int, streamed bool) {
+	t.Helper()
+	exists := [2]bool{ledger != nil, transcript != nil}
+	s, err := newQwenSession(name, [2][]byte{ledger, transcript}, exists)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	mem := memory.NewFS()
+	const lp, tp = "/s/session.ledger.jsonl", "/s/session.jsonl"
+	if err := mem.MkdirAll("/s", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []string{lp, tp} {
+		if exists[i] {
+			if err := mem.WriteFile(p, [2][]byte{ledger, transcript}[i], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	store := jsonl.NewFilesStore(mem, lp, tp)
+	for _, ref := range []bool{false, true} {
+		want, _ := crashRowsWith(context.Background(), s, ref, 0, nil, false)
+		got, n := crashRowsWith(context.Background(), s, ref, 0, nil, true)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%s (reference %v): one pass differs from reconciling each cut (-cut +pass):\n%s", name, ref, diff)
+		}
+		rows, err := streamCrashRows(context.Background(), store, "", ref, 0, nil)
+		switch {
+		case errors.Is(err, errNotStreamable):
+		case err != nil:
+			t.Fatalf("%s: streaming: %v", name, err)
+		default:
+			if diff := cmp.Diff(want, rows); diff != "" {
+				t.Fatalf("%s (reference %v): the streaming pass differs from reconciling each cut (-cut +stream):\n%s", name, ref, diff)
+			}
+		}
+		if !ref {
+			passed, streamed = n, err == nil
+		}
+	}
+	return passed, streamed
+}
+
+// Every crash point the one pass decides is what reconcile decides on that
+// cut's bytes: the replay goldens, sessions the simulator's daemon model
+// wrote (crashes, restarts, background turns, compressions, torn tails,
+// clock steps), and generated sessions with and without markers and
+// identities, stale markers, reused prompt ids, rewinds, gaps and bad
+// lines (where the pass hands over to reconciling each cut).
+func TestCrashPassMatchesReconcilingEachCut(t *testing.T) {
+	src := filepath.Join(replayRuntime, "projects", "-work-golden", "chats")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".ledger.jsonl")
+		if !ok {
+			continue
+		}
+		l, err1 := os.ReadFile(filepath.Join(src, e.Name()))
+		tr, err2 := os.ReadFile(filepath.Join(src, id+".jsonl"))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		checkCrashPass(t, id, l, tr)
+	}
+
+	runs := 240
+	if testing.Short() {
+		runs = 48
+	}
+	simPassed, simStreamed := 0, 0
+	for run := range runs {
+		l, tr, err := simulations.SessionFiles(context.Background(), 1, run)
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		passed, streamed := checkCrashPass(t, fmt.Sprintf("simulated run %d", run), l, tr)
+		simPassed += passed
+		if streamed {
+			simStreamed++
+		}
+	}
+	if simPassed == 0 || simStreamed == 0 {
+		t.Fatalf("the one pass decided %d crash points of the simulated sessions and streamed %d sessions", simPassed, simStreamed)
+	}
+	t.Logf("simulated sessions: %d crash points decided in one pass, %d of %d sessions streamed", simPassed, simStreamed, runs)
+
+	for _, c := range []struct {
+		name string
+		o    genOpts
+		// all: every crash point after the first transcript record is
+		// decided by the pass, and the session streams; none: no crash
+		// point is.
+		all, none bool
+	}{
+		{"markers and identities", genOpts{turns: 12, marker: true, identity: true, openLast: 1}, true, false},
+		{"markers, two open", genOpts{turns: 12, marker: true, identity: true, openLast: 2}, true, false},
+		{"no markers", genOpts{turns: 12, identity: true, openLast: 1}, true, false},
+		{"no identities", genOpts{turns: 12, marker: true, openLast: 1}, true, false},
+		{"stale markers", genOpts{turns: 12, marker: true, identity: true, staleMarker: true, openLast: 1}, true, false},
+		{"clock steps back", genOpts{turns: 12, identity: true, clockBackAt: 6, openLast: 1}, true, false},
+		{"reused prompt id", genOpts{turns: 12, marker: true, identity: true, reuseAt: 7, openLast: 1}, true, false},
+		{"rewind", genOpts{turns: 12, marker: true, identity: true, rewindAt: 8, openLast: 1}, false, false},
+		{"gap", genOpts{turns: 12, marker: true, identity: true, gapAt: 5, openLast: 1}, false, false},
+		{"bad line", genOpts{turns: 6, marker: true, identity: true, tail: "{not json\n", openLast: 1}, false, true},
+	} {
+		l, tr := genSession(c.o)
+		passed, streamed := checkCrashPass(t, c.name, l, tr)
+		if streamed != c.all {
+			t.Errorf("%s: streamed %v, want %v", c.name, streamed, c.all)
+		}
+		s, _ := newQwenSession(c.name, [2][]byte{l, tr}, [2]bool{true, true})
+		firstRecord := 0
+		for n := range s.ev.Len() {
+			if s.ev.Event(n).Stream == s.ev.Sources[1].Stream {
+				firstRecord = n + 1
+				break
+			}
+		}
+		all := s.ev.Len() + 1 - firstRecord
+		switch {
+		case c.all && passed != all:
+			t.Errorf("%s: the pass decided %d of the %d crash points after the first record", c.name, passed, all)
+		case c.none && passed != 0:
+			t.Errorf("%s: the pass decided %d crash points, want none", c.name, passed)
+		case !c.all && !c.none && (passed == 0 || passed == all):
+			t.Errorf("%s: the pass decided %d of %d crash points, want some but not all", c.name, passed, all)
+		}
+	}
+}
+
+// replayOutput runs replay with args and returns what it printed and its
+// exit code.
+func replayOutput(args ...string) (string, int) {
+	var out, errs bytes.Buffer
+	code := runReplay(context.Background(), args, &out, &errs)
+	return out.String(), code
+}
+
+// A streamed replay prints exactly what the whole-file replay prints
+// (forced by --html, which needs the session in memory), step by step and
+// decision by decision, for every way of running it: the goldens, simulated
+// sessions and generated ones, streamable or not.
+func TestStreamedReplayPrintsTheWholeFileReplay(t *testing.T) {
+	dir := t.TempDir()
+	type sess struct {
+		name      string
+		l, tr     []byte
+		streams   bool
+		checkable bool
+	}
+	var sessions []sess
+	for i, o := range []genOpts{
+		{turns: 8, marker: true, identity: true, openLast: 1},
+		{turns: 8, marker: true, identity: true, staleMarker: true, openLast: 2},
+		{turns: 8, identity: true, clockBackAt: 4, openLast: 1},
+		{turns: 8, marker: true, identity: true, rewindAt: 5, openLast: 1},
+	} {
+		l, tr := genSession(o)
+		sessions = append(sessions, sess{name: fmt.Sprintf("gen%d", i), l: l, tr: tr, streams: i < 3, checkable: true})
+	}
+	for run := range 24 {
+		l, tr, err := simulations.SessionFiles(context.Background(), 1, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l != nil && tr != nil {
+			sessions = append(sessions, sess{name: fmt.Sprintf("sim%d", run), l: l, tr: tr})
+		}
+	}
+	streamed := 0
+	for _, s := range sessions {
+		lp, tp := filepath.Join(dir, s.name+".ledger.jsonl"), filepath.Join(dir, s.name+".jsonl")
+		if err := os.WriteFile(lp, s.l, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(tp, s.tr, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sst, _ := newQwenSession(s.name, [2][]byte{s.l, s.tr}, [2]bool{true, true})
+		if s.checkable || newCrashPass(sst, false) != nil {
+			st := openStreamForTest(t, lp, tp)
+			if s.checkable && st != s.streams {
+				t.Errorf("%s: streams %v, want %v", s.name, st, s.streams)
+			}
+			if st {
+				streamed++
+			}
+		}
+		files := []string{"--ledger", lp, "--transcript", tp}
+		for _, extra := range [][]string{nil, {"--json"}, {"--at", "3"}, {"--crash-at", "5"}, {"--crash-at", "0", "--json"},
+			{"--crash-at", "all"}, {"--crash-at", "all", "--json", "--reference"}, {"--reference", "--now", "1700000000001"}, {"--at", "999"}} {
+			args := append(append([]string{}, extra...), files...)
+			got, gotCode := replayOutput(args...)
+			want, wantCode := replayOutput(append(args, "--html", filepath.Join(dir, "page.html"))...)
+			if gotCode != wantCode || got != want {
+				t.Fatalf("%s %v: exit %d, want %d; output differs (-whole file +streamed):\n%s", s.name, extra, gotCode, wantCode, cmp.Diff(want, got))
+			}
+		}
+	}
+	if streamed == 0 {
+		t.Fatal("no session streamed")
+	}
+}
+
+// openStreamForTest tells whether openStream takes the session's files.
+func openStreamForTest(t *testing.T, lp, tp string) bool {
+	t.Helper()
+	f := replayFlags{}
+	f.sf.ledger, f.sf.transcript = lp, tp
+	sess, err := f.sf.open(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	s, _, err := openStream(context.Background(), sess.Store, sess.ID, tailproof.Options{DryRun: true}, 0, true)
+	if err != nil {
+		return false
+	}
+	s.close()
+	return true
+}
+
+// FuzzCrashPass holds the one pass, in memory and streamed, to a dry-run
+// reconcile of every cut, on any ledger and transcript (split at the first
+// NUL byte of the input).
+func FuzzCrashPass(f *testing.F) {
+	for _, o := range []genOpts{
+		{turns: 3, marker: true, identity: true, openLast: 1},
+		{turns: 3, identity: true, staleMarker: true, marker: true, openLast: 2},
+		{turns: 3, identity: true, clockBackAt: 2, openLast: 1},
+		{turns: 3, marker: true, rewindAt: 2, openLast: 1},
+	} {
+		l, tr := genSession(o)
+		f.Add(append(append(l, 0), tr...))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		l, tr, ok := bytes.Cut(in, []byte{0})
+		if !ok || len(l) > 4<<10 || len(tr) > 16<<10 {
+			return
+		}
+		checkCrashPass(t, "fuzz", l, tr)
+	})
+}
