@@ -154,7 +154,7 @@ type decisionBrief struct {
 	vetoes          []guards.Veto
 }
 
-func outcomeOf(res tailproof.Result, err error, warnings []string) sessionOutcome {
+func sessionOutcomeOf(res tailproof.Result, err error, warnings []string) sessionOutcome {
 	doc, merr := json.Marshal(res)
 	if merr != nil {
 		return sessionOutcome{err: cli.WithCode(cli.Internal, fmt.Errorf("encode the reconciliation: %w", merr))}
@@ -213,7 +213,7 @@ func reconcileSession(ctx context.Context, fsys vfs.FS, root string, s foundSess
 		warnings = rep.Warnings("ledger")
 	}
 	res, err := tailproof.Reconcile(ctx, store, s.id, opts)
-	return outcomeOf(res, err, warnings)
+	return sessionOutcomeOf(res, err, warnings)
 }
 
 // forEach runs do(i) for every i < n on up to workers goroutines and calls
