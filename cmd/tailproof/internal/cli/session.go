@@ -65,6 +65,13 @@ func Within(paths ...string) (*vfs.Rooted, error) {
 func CheckNamed(fsys vfs.FS, flag, path string) error {
 	st, err := fsys.Stat(path)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && path == "-":
+		return Inputf("%s -: standard input cannot be read; tailproof needs a regular file (it reads a file more than once), so save the stream to a file and name that", flag)
+	case errors.Is(err, fs.ErrNotExist) && linkOnDisk(path) != "":
+		// A link the root cannot resolve but the system has: a link to a
+		// pipe or a process's descriptor (/dev/fd/N from <(cmd)), or to a
+		// path that is gone.
+		return Inputf("%s %s is a symbolic link to %q, which is not a regular file tailproof can reach (a pipe, a descriptor or a missing path); tailproof reads a file more than once, so save the stream to a file and name that", flag, path, linkOnDisk(path))
 	case errors.Is(err, fs.ErrNotExist):
 		return Inputf("%s %s does not exist", flag, path)
 	case errors.Is(err, vfs.ErrOutsideRoot):
@@ -234,4 +241,15 @@ func CreateNamed(flag, path string) (vfs.File, error) {
 		return nil, WithCode(Write, fmt.Errorf("%s %s: %w", flag, path, err))
 	}
 	return f, nil
+}
+
+// linkOnDisk is the target of the symbolic link at path, "" when path is
+// not a link on disk: it tells a missing file from a link only the root's
+// resolution cannot follow.
+func linkOnDisk(path string) string {
+	target, err := os.Readlink(path)
+	if err != nil {
+		return ""
+	}
+	return target
 }
