@@ -51,6 +51,7 @@ import (
 //	raw <json> / torn <text>
 //	options: @B+2000 (timestamp; default B+n*1000 for the n-th record), parent=x
 //	(default: the previous record), prov=real_user|system|none, daemon=p1, cwd=/x|none,
+//	version=0.23.0 (this record's version),
 //	goal=goal-1/1/turn-1, delivered (deliveredTurn: true; newer writers only),
 //	partial (an assistant record without usage), bg[=turn-1] (a backgroundTurn stamp, as Qwen Code 0.24.4's createBaseRecord
 //	writes on every record of a background notification turn)
@@ -294,6 +295,9 @@ func (s *scenario) writeTranscript(t *testing.T, input, version string) string {
 		}
 		if d, ok := opts["daemon"]; ok {
 			rec["daemonPromptId"] = d
+		}
+		if v, ok := opts["version"]; ok {
+			rec["version"] = v // one record of another writer
 		}
 		if g, ok := opts["goal"]; ok {
 			parts := strings.SplitN(g, "/", 3)

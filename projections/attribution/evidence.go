@@ -115,6 +115,14 @@ type Ownership struct {
 	// turn provably ended ("" when none): the guard call-identity refuses.
 	CallConflict string
 
+	// Checkpoint is the uuid of the target's own turn's branch_checkpoint
+	// ("" when none proves): the target's own 0.24.4 prompt record is on the
+	// chain and a checkpoint follows it, before any other prompt's record,
+	// whose start is the record right before it and whose answer is its
+	// turn's last assistant record — written only when the turn returned
+	// end_turn (checkpoint.go; ADR 0026, 2026-12-01).
+	Checkpoint string
+
 	// Absent: the target's own record is not on the chain and the chain
 	// after its marker provably holds every record of every turn since
 	// (ADR 0023 part B); AbsenceBlock says why not, when its record is
