@@ -41,7 +41,7 @@ const (
 	EvOwnSettledTurn Event = "own-settled-turn"
 	// EvOwnCheckpoint: the prompt's own turn wrote its branch_checkpoint,
 	// which Qwen Code 0.24.4 writes only for a turn that returned end_turn
-	// (ADR 0026, 2026-12-01).
+	// (ADR 0031).
 	EvOwnCheckpoint Event = "own-branch-checkpoint"
 	// EvLocalCommand: a local slash command answered the prompt after its
 	// admission and nothing visible followed.

@@ -2,7 +2,7 @@ package attribution
 
 import "github.com/tailproof/tailproof/events/qwen"
 
-// The turn's own branch_checkpoint (ADR 0026, 2026-12-01). Qwen Code
+// The turn's own branch_checkpoint (ADR 0031). Qwen Code
 // 0.24.4's #promptWithTurnRecording (acpAgent-GQCJ4KZY.js) takes the
 // transcript cursor before a prompt's turn starts
 // (getBranchCheckpointCursor: the last record's uuid, null while the

@@ -120,7 +120,7 @@ type Ownership struct {
 	// chain and a checkpoint follows it, before any other prompt's record,
 	// whose start is the record right before it and whose answer is its
 	// turn's last assistant record — written only when the turn returned
-	// end_turn (checkpoint.go; ADR 0026, 2026-12-01).
+	// end_turn (checkpoint.go; ADR 0031).
 	Checkpoint string
 
 	// Absent: the target's own record is not on the chain and the chain
