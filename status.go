@@ -107,6 +107,7 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 	if err != nil {
 		return fail(fmt.Errorf("tailproof: status%s: %w: %w", sessionLabel(sessionID), ErrNoTranscript, err))
 	}
+	noteEmpty(ctx, store, sessionID, chain, core)
 	core.EndChain(chain, nil)
 	if len(chain.Gaps) > 0 || rules.StrictChain {
 		in.Degraded = chain.Degraded()

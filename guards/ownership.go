@@ -31,5 +31,8 @@ var Ownership Guard[*Evidence] = Func("ownership", func(e *Evidence) string {
 // makes the ordering and clock guards unnecessary.
 func identified(e *Evidence) bool {
 	o := e.Transcript.Ownership
+	if e.Transcript.Empty {
+		return true // no record at all: nothing to attribute, the prompt wrote none
+	}
 	return o.Active && (o.TurnResult != "" || (o.TargetIdx >= 0 && (o.FollowedBy == "" || o.Checkpoint != "")) || (o.TargetIdx < 0 && o.Absent))
 }

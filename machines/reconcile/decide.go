@@ -182,6 +182,13 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 		m.tracef("classify: the transcript's turn_result for %s says %s", ev.Target, describeSettled(o))
 		return EvOwnSettledTurn
 	}
+	if r.Identity && t.Empty {
+		// The transcript was created empty and never appended to: no turn
+		// of any prompt wrote a record (TranscriptEmpty).
+		ev.Classification = guards.Classification{Done: true, Kind: "not_started", Interrupted: true, FromAbsence: true}
+		m.tracef("classify: the transcript exists, holds no record and has no archived copy: %s's turn wrote nothing", ev.Target)
+		return EvOwnRecordAbsent
+	}
 	if o := t.Ownership; r.Identity && o.Active && o.TargetIdx < 0 && o.Absent {
 		// The writer stamps identities and the chain after the marker holds
 		// every turn since, none of them the target's: it never started.
