@@ -207,7 +207,25 @@ func feedTranscript(ctx context.Context, store adapters.TranscriptStore, sid str
 		core.ChainUnavailable(lerr, errors.Is(lerr, adapters.ErrNotFound))
 		return
 	}
+	if werr == nil {
+		noteEmpty(ctx, store, sid, chain, core)
+	}
 	core.EndChain(chain, werr)
+}
+
+// noteEmpty tells the core when the transcript exists and holds no byte of
+// a record. Evidence only where the store can also say no archived copy
+// exists (ADR 0023, 2026-12-01 "An empty transcript"). Reconcile and Status
+// both call it, so they decide alike.
+func noteEmpty(ctx context.Context, store adapters.TranscriptStore, sid string, chain *qwen.Chain, core *reconcile.Core) {
+	if chain.Objects != 0 || len(chain.BadLines) != 0 {
+		return
+	}
+	if as, ok := store.(adapters.ArchiveStore); ok {
+		if archived, err := as.HasArchivedTranscript(ctx, sid); err == nil && !archived {
+			core.TranscriptEmpty()
+		}
+	}
 }
 
 // ledgerSizer is a store that can tell its ledger's size without reading it

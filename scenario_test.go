@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -51,13 +52,15 @@ import (
 //	raw <json> / torn <text>
 //	options: @B+2000 (timestamp; default B+n*1000 for the n-th record), parent=x
 //	(default: the previous record), prov=real_user|system|none, daemon=p1, cwd=/x|none,
+//	version=0.23.0 (this record's version),
 //	goal=goal-1/1/turn-1, delivered (deliveredTurn: true; newer writers only),
 //	partial (an assistant record without usage), bg[=turn-1] (a backgroundTurn stamp, as Qwen Code 0.24.4's createBaseRecord
 //	writes on every record of a background notification turn)
 //
-//	transcript [version=0.24.4]  every record's version (default 1.0.0); under
+//	transcript [version=0.24.4] [archived]  every record's version (default 1.0.0); under
 //	                              0.24.4 assistant records carry usageMetadata
-//	                              unless marked partial (an aborted call's record)
+//	                              unless marked partial (an aborted call's record);
+//	                              archived: write the session's archived copy instead
 //
 //	reconcile [reference] [dry-run] [twice] [trace] [now=MS] [admit-during-load=<prompt>@<at>]
 //
@@ -68,8 +71,9 @@ const recordBaseMs = 1767225600000
 const notificationText = `<task-notification><task-id>agent-1</task-id><status>completed</status><summary>Agent "explore" completed.</summary></task-notification>`
 
 type scenario struct {
-	store *memory.QwenStore
-	sid   string
+	store    *memory.QwenStore
+	sid      string
+	archived bool // the next transcript command writes the archived copy
 }
 
 const scenarioSession = "00000000-0000-4000-8000-000000000001"
@@ -100,6 +104,9 @@ func runScenarios(t *testing.T, dir string, extra map[string]scenarioCmd) {
 				version := "1.0.0"
 				if d.HasArg("version") {
 					d.ScanArgs(t, "version", &version)
+				}
+				if d.HasArg("archived") {
+					s.archived = true
 				}
 				return s.writeTranscript(t, d.Input, version)
 			case "reconcile":
@@ -295,6 +302,9 @@ func (s *scenario) writeTranscript(t *testing.T, input, version string) string {
 		if d, ok := opts["daemon"]; ok {
 			rec["daemonPromptId"] = d
 		}
+		if v, ok := opts["version"]; ok {
+			rec["version"] = v // one record of another writer
+		}
 		if g, ok := opts["goal"]; ok {
 			parts := strings.SplitN(g, "/", 3)
 			rev, _ := strconv.Atoi(parts[1])
@@ -337,6 +347,18 @@ func (s *scenario) writeTranscript(t *testing.T, input, version string) string {
 		prev = uuid
 	}
 	tp, _ := s.paths(t)
+	if s.archived {
+		// An archived copy (chats/archive/): the active file is written by
+		// a later transcript command.
+		s.archived = false
+		var err error
+		if tp, err = s.store.Layout().TranscriptPath(s.sid, jsonl.Archived); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.store.Mem().MkdirAll(filepath.Dir(tp), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := s.store.Mem().WriteFile(tp, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -123,6 +123,7 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 		in.Transcript = recovery.TranscriptMissing
 		tracef("fold transcript: missing")
 	case err == nil && werr == nil:
+		noteEmpty(ctx, store, sessionID, chain, core)
 		core.EndChain(chain, nil)
 		if len(chain.Gaps) > 0 || rules.StrictChain {
 			in.Degraded = chain.Degraded()

@@ -47,6 +47,15 @@ type TranscriptStore interface {
 	TranscriptTailUUID(ctx context.Context, sessionID string) (uuid string, ok bool)
 }
 
+// ArchiveStore is implemented by stores that can tell whether a session
+// also has a transcript in an archived state (Qwen Code's chats/archive/).
+// Reconcile asks it before it reads an empty active transcript as
+// evidence: Qwen's archive moves the transcript before the ledger, so an
+// archived copy may hold the session's real history.
+type ArchiveStore interface {
+	HasArchivedTranscript(ctx context.Context, sessionID string) (bool, error)
+}
+
 // Store is what Reconcile needs.
 type Store interface {
 	LedgerStore

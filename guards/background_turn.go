@@ -24,7 +24,8 @@ var BackgroundTurn Guard[*Evidence] = Func("background-turn", func(e *Evidence) 
 	if o := t.Ownership; o.Active && o.TargetIdx > t.BackgroundIdx && o.FollowedBy == "" {
 		return ""
 	}
-	if t.Ownership.TurnResult == "completed" {
+	if o := t.Ownership; o.TurnResult == "completed" || o.TargetIdx >= 0 && o.Checkpoint != "" {
+		// Its own turn_result or branch_checkpoint decides; no tail is read.
 		return ""
 	}
 	if o := t.Ownership; o.Active && o.TargetIdx < 0 && o.Absent {

@@ -6,7 +6,7 @@ package guards
 // admission. A user-role tail without an answer never becomes "completed".
 var CompletionEvidence Guard[*Evidence] = Func("completion-evidence", func(e *Evidence) string {
 	v, t := e.Classification, e.Transcript
-	if v.Interrupted || v.FromTurnResult || v.FromLocalCommand || t.LocalCommandDone {
+	if v.Interrupted || v.FromTurnResult || v.FromCheckpoint || v.FromLocalCommand || t.LocalCommandDone {
 		return ""
 	}
 	if t.LastVisibleType == "assistant" || t.LastVisibleType == "tool_result" {

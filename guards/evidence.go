@@ -66,6 +66,10 @@ type Classification struct {
 	// FromAbsence: decided interrupted because the target's own record is
 	// provably absent (TranscriptEvidence.Ownership.Absent).
 	FromAbsence bool
+	// FromCheckpoint: decided completed because the target's own turn wrote
+	// its branch_checkpoint (TranscriptEvidence.Ownership.Checkpoint); no
+	// tail was read.
+	FromCheckpoint bool
 	// FromLocalCommand: a local slash command answered the target after its
 	// admission and nothing visible followed — the target completed.
 	FromLocalCommand bool

@@ -12,9 +12,10 @@ import "fmt"
 // through to the reference's ordering rules.
 var Ownership Guard[*Evidence] = Func("ownership", func(e *Evidence) string {
 	o := e.Transcript.Ownership
-	if !o.Active || o.TurnResult != "" {
+	if !o.Active || o.TurnResult != "" || o.TargetIdx >= 0 && o.Checkpoint != "" {
 		// The target's own turn_result names it: the settled-turn guard
-		// judges outcomes other than completed (ADR 0026).
+		// judges outcomes other than completed (ADR 0026). Its own turn's
+		// branch_checkpoint proves it returned end_turn, whatever follows.
 		return ""
 	}
 	if o.TargetIdx < 0 && !o.Absent {
@@ -30,5 +31,8 @@ var Ownership Guard[*Evidence] = Func("ownership", func(e *Evidence) string {
 // makes the ordering and clock guards unnecessary.
 func identified(e *Evidence) bool {
 	o := e.Transcript.Ownership
-	return o.Active && (o.TurnResult != "" || (o.TargetIdx >= 0 && o.FollowedBy == "") || (o.TargetIdx < 0 && o.Absent))
+	if e.Transcript.Empty {
+		return true // no record at all: nothing to attribute, the prompt wrote none
+	}
+	return o.Active && (o.TurnResult != "" || (o.TargetIdx >= 0 && (o.FollowedBy == "" || o.Checkpoint != "")) || (o.TargetIdx < 0 && o.Absent))
 }

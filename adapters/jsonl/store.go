@@ -61,6 +61,26 @@ func (s *QwenStore) activePath(id, ext string) (string, error) {
 	return sessionPathIn(s.active, id, ext)
 }
 
+// HasArchivedTranscript reports whether the session's transcript exists in
+// the archived state (adapters.ArchiveStore).
+func (s *QwenStore) HasArchivedTranscript(ctx context.Context, sessionID string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	p, err := s.layout.TranscriptPath(sessionID, Archived)
+	if err != nil {
+		return false, err
+	}
+	switch _, err := s.fs.Stat(p); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	default:
+		return false, fmt.Errorf("jsonl: archived transcript %s: %w", p, err)
+	}
+}
+
 // Layout is the layout the store was made with.
 func (s *QwenStore) Layout() QwenLayout { return s.layout }
 

@@ -208,8 +208,10 @@ func TestSchemas(t *testing.T) {
 				t.Errorf("status %s: no turn object: %s", strings.Join(c.args, " "), clip(out))
 			}
 			// A missing or empty transcript settled no turn: the reason
-			// names the prompt in flight and says its outcome is unknown,
-			// as reconcile decides, and a notice is supported.
+			// names the prompt in flight and says what reconcile decides —
+			// unknown for a missing one, interrupted (never started) for an
+			// empty one with no archived copy (ADR 0023, 2026-12-01) — and a
+			// notice is supported.
 			if c.state != "present" {
 				var st struct {
 					Reason  string `json:"reason"`
@@ -220,7 +222,11 @@ func TestSchemas(t *testing.T) {
 				if err := json.Unmarshal(out, &st); err != nil {
 					t.Fatal(err)
 				}
-				if strings.HasPrefix(st.Reason, "the last turn settled") || !strings.Contains(st.Reason, "reconcile: unknown") || !st.Support.Notice.Supported {
+				want := "reconcile: unknown"
+				if c.state == "empty" {
+					want = "reconcile: interrupted"
+				}
+				if strings.HasPrefix(st.Reason, "the last turn settled") || !strings.Contains(st.Reason, want) || !st.Support.Notice.Supported {
 					t.Errorf("status %s: transcript %s, but reason %q, notice supported %t", strings.Join(c.args, " "), c.state, st.Reason, st.Support.Notice.Supported)
 				}
 			}

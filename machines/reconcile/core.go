@@ -108,6 +108,11 @@ type Core struct {
 	walked         bool              // EndChain or ChainUnavailable was called
 	unavailable    bool              // ChainUnavailable was called
 	chainOK        bool              // the chain was loaded and walked without error
+	empty          bool              // TranscriptEmpty was called
+	// wrote: the ledger shows the transcript held records once — an
+	// admission with a tailUuid, or a terminal other than interrupted (a
+	// settled turn wrote at least its prompt record).
+	wrote bool
 
 	ready   Ready
 	readied bool // Ready ran: the machines have stepped
@@ -135,6 +140,7 @@ func New(in Input) *Core {
 
 // AddLedger folds one ledger record, in file order.
 func (c *Core) AddLedger(rec ledger.Record) {
+	c.wrote = c.wrote || rec.TailUUID != "" || rec.IsTerminal() && rec.Terminal != ledger.Interrupted
 	c.view.Add(rec)
 	c.clock.add(rec)
 }
@@ -296,6 +302,17 @@ func (c *Core) ChainUnavailable(err error, missing bool) {
 	c.acc = nil
 }
 
+// TranscriptEmpty tells the core, before EndChain, that the transcript
+// exists, holds no byte of a record, and has no archived copy. Qwen Code
+// 0.24.4 creates it empty (ensureConversationFile: writeFileSync with flag
+// "wx", chunk-DPEB6S2R.js) and only ever appends to it, so no record of any
+// turn reached it: under tailproof's rules a dangling prompt without a
+// marker is then interrupted (ADR 0023, 2026-12-01 "An empty transcript").
+// When the ledger shows the file held records once (an admission with a
+// marker, a settled terminal), they are gone — the file was replaced — and
+// the proof holds for no prompt.
+func (c *Core) TranscriptEmpty() { c.empty = true }
+
 // EndChain ends the walk of chain (walkErr: the walk's error).
 func (c *Core) EndChain(chain *qwen.Chain, walkErr error) {
 	if c.acc == nil {
@@ -325,6 +342,8 @@ func (c *Core) EndChain(chain *qwen.Chain, walkErr error) {
 		switch {
 		case walkErr != nil:
 			t.Loaded, t.LoadErr = false, walkErr.Error()
+		case t.ChainLen == 0 && c.empty && !c.wrote && r.Identity && chain.Records == 0:
+			t.Loaded, t.Empty = true, true
 		case t.ChainLen == 0:
 			t.Loaded, t.LoadErr = false, "no conversation records on the active chain"
 		}

@@ -164,7 +164,7 @@ func (c *Core) step(cd *candidate, hist **apihistory.Result) {
 
 // classify picks the route that proves the candidate's verdict, in order:
 // its own turn_result (completed, or settled otherwise), the proven absence
-// of its own record, a local slash command, a turn never dispatched, and
+// of its own record, its own turn's branch_checkpoint, a local slash command, a turn never dispatched, and
 // otherwise the transcript's tail.
 func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 	ev, r := cd.ev, c.in.Rules
@@ -182,14 +182,34 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 		m.tracef("classify: the transcript's turn_result for %s says %s", ev.Target, describeSettled(o))
 		return EvOwnSettledTurn
 	}
+	if r.Identity && t.Empty {
+		// The transcript was created empty and never appended to: no turn
+		// of any prompt wrote a record (TranscriptEmpty).
+		ev.Classification = guards.Classification{Done: true, Kind: "not_started", Interrupted: true, FromAbsence: true}
+		m.tracef("classify: the transcript exists, holds no record and has no archived copy: %s's turn wrote nothing", ev.Target)
+		return EvOwnRecordAbsent
+	}
 	if o := t.Ownership; r.Identity && o.Active && o.TargetIdx < 0 && o.Absent {
 		// The writer stamps identities and the chain after the marker holds
 		// every turn since, none of them the target's: it never started.
 		// Before every route that reads what follows the marker (a local
 		// command, the tail): all of it is other turns'.
 		ev.Classification = guards.Classification{Done: true, Kind: "not_started", Interrupted: true, FromAbsence: true}
-		m.tracef("classify: %s's own record is provably absent after its marker %s: its turn never started", ev.Target, t.MarkerUUID)
+		if t.MarkerUUID == "" {
+			m.tracef("classify: %s's own record is provably absent from the whole chain (its admission carries no marker): its turn never started", ev.Target)
+		} else {
+			m.tracef("classify: %s's own record is provably absent after its marker %s: its turn never started", ev.Target, t.MarkerUUID)
+		}
 		return EvOwnRecordAbsent
+	}
+	if o := t.Ownership; r.Identity && o.TargetIdx >= 0 && o.Checkpoint != "" {
+		// The target's own turn wrote its branch_checkpoint, which 0.24.4
+		// writes only when #executePrompt returned end_turn: the bridge's
+		// terminal for it is completed. Before every route that reads a
+		// tail: later turns may follow it.
+		ev.Classification = guards.Classification{Done: true, Kind: "none", FromCheckpoint: true}
+		m.tracef("classify: %s's own turn wrote branch_checkpoint %s (0.24.4 writes one only for a turn that returned end_turn): completed", ev.Target, o.Checkpoint)
+		return EvOwnCheckpoint
 	}
 	if r.LocalCommandRoute && t.LocalCommandDone && t.AfterLocalCommand == 0 {
 		// The target's turn was a local slash command, answered after its

@@ -24,7 +24,7 @@ func (g Guards) For(event Event) guards.Guard[*guards.Evidence] {
 		return g.Attribute
 	case EvCheck:
 		return g.Check
-	case EvOwnTurnResult, EvOwnSettledTurn, EvLocalCommand, EvNotDispatched, EvOwnRecordAbsent, EvTailComplete, EvTailInterrupted:
+	case EvOwnTurnResult, EvOwnSettledTurn, EvOwnCheckpoint, EvLocalCommand, EvNotDispatched, EvOwnRecordAbsent, EvTailComplete, EvTailInterrupted:
 		return g.Classify
 	case EvCommit:
 		return g.Commit

@@ -39,6 +39,10 @@ const (
 	// cancelled or in error; the terminal is the one the 0.24.4 serve
 	// ledger would have written for that outcome (ADR 0026).
 	EvOwnSettledTurn Event = "own-settled-turn"
+	// EvOwnCheckpoint: the prompt's own turn wrote its branch_checkpoint,
+	// which Qwen Code 0.24.4 writes only for a turn that returned end_turn
+	// (ADR 0031).
+	EvOwnCheckpoint Event = "own-branch-checkpoint"
 	// EvLocalCommand: a local slash command answered the prompt after its
 	// admission and nothing visible followed.
 	EvLocalCommand Event = "local-slash-command"
@@ -76,6 +80,7 @@ var Table = machines.Table{
 		{Event: string(EvAttribute), Src: states(TargetSelected), Dst: string(Attributed)},
 		{Event: string(EvCheck), Src: states(Attributed), Dst: string(EvidenceChecked)},
 		{Event: string(EvOwnTurnResult), Src: states(EvidenceChecked), Dst: string(ProvenCompleted)},
+		{Event: string(EvOwnCheckpoint), Src: states(EvidenceChecked), Dst: string(ProvenCompleted)},
 		{Event: string(EvLocalCommand), Src: states(EvidenceChecked), Dst: string(ProvenCompleted)},
 		{Event: string(EvTailComplete), Src: states(EvidenceChecked), Dst: string(ProvenCompleted)},
 		{Event: string(EvNotDispatched), Src: states(EvidenceChecked), Dst: string(ProvenInterrupted)},

@@ -29,18 +29,31 @@ import (
 //     in the api history), and (checked by the core) no record off the
 //     active chain (a rewind or branch could hold the target's record).
 //
+// An admission without a marker (2026-12-01): 0.24.4's bridge writes no
+// tailUuid when readTranscriptTailUuid finds nothing — the transcript is
+// missing or empty (a session's first prompts and those queued with them),
+// or its last line does not parse or is over 64 KiB, or the read failed.
+// The whole chain is then read as "after the marker": every condition above
+// is checked on a superset of what followed the admission, wherever it fell.
+// The one allowance a marker grants — calls of the turn running at it — is
+// not made: every call of a prompt turn must be the turn the latest
+// snapshot named (turns run one at a time), so a call of an earlier turn
+// after a later snapshot (ids handed out again) defeats the proof.
+//
 // The rule reads no tail: the verdict is interrupted (daemon_lost), the true
 // terminal of a prompt whose final answer is not in the transcript.
 type absence struct {
 	block      string          // the first fact that defeats the proof ("" when none)
 	lastPrompt int             // chain index of the last other prompt's 0.24.4 record, -1 if none
 	running    string          // the last named turn at or before the marker
+	current    string          // without a marker: the turn the latest snapshot named
 	named      map[string]bool // turns named by snapshots after the marker
 	calls      []string        // prompt-turn ids of calls after the marker, in order
 }
 
 func (a *absence) add(f *Fold, i int, rec *qwen.Record) {
-	after := f.ev.MarkerIdx >= 0 && i > f.ev.MarkerIdx
+	// Without a marker the admission's position is the start, or not shown.
+	after := f.marker == "" || f.ev.MarkerIdx >= 0 && i > f.ev.MarkerIdx
 	if IsPromptRecord(rec) && Proves0244Identities(rec) && rec.DaemonPromptID != f.target {
 		a.lastPrompt = i
 	}
@@ -56,22 +69,45 @@ func (a *absence) add(f *Fold, i int, rec *qwen.Record) {
 	switch {
 	case rec.Type == qwen.TypeUser && !backgroundOrNotice(rec):
 		if !IsPromptRecord(rec) || !Proves0244Identities(rec) {
-			a.block = "user record " + rec.UUID + " after the marker carries no 0.24.4 prompt identity"
+			a.block = "user record " + rec.UUID + " " + a.where(f) + " carries no 0.24.4 prompt identity"
 		}
 	case rec.Type == qwen.TypeSystem && rec.Subtype == qwen.SubtypeFileHistorySnapshot:
 		if a.lastPrompt < 0 || i != a.lastPrompt+1 {
-			a.block = "file_history_snapshot " + rec.UUID + " names a turn with no prompt record before it (a retry or continue prompt)"
+			a.block = "file_history_snapshot " + rec.UUID + a.onChain(f) + " names a turn with no prompt record before it (a retry or continue prompt)"
 			return
 		}
 		if a.named == nil {
 			a.named = map[string]bool{}
 		}
 		a.named[rec.SnapshotPromptID] = true
+		a.current = rec.SnapshotPromptID
 	case rec.Type == qwen.TypeSystem && rec.Telemetry != nil:
-		if suffix, ok := mainTurn(rec.Telemetry.PromptID); ok && digits(suffix) {
-			a.calls = append(a.calls, rec.Telemetry.PromptID)
+		id := rec.Telemetry.PromptID
+		suffix, ok := mainTurn(id)
+		switch {
+		case !ok || !digits(suffix):
+		case f.marker == "" && id != a.current:
+			a.block = "telemetry " + rec.UUID + " names turn " + id + ", not the turn the latest file_history_snapshot before it named (the admission carries no marker: no turn ran at it)"
+		default:
+			a.calls = append(a.calls, id)
 		}
 	}
+}
+
+// where says which part of the chain the proof reads.
+func (a *absence) where(f *Fold) string {
+	if f.marker == "" {
+		return "on the chain (the admission carries no marker: all of it may follow it)"
+	}
+	return "after the marker"
+}
+
+// onChain is where's note for a marker-less admission ("" otherwise).
+func (a *absence) onChain(f *Fold) string {
+	if f.marker == "" {
+		return " " + a.where(f)
+	}
+	return ""
 }
 
 // result is why absence is not proven ("" when it is), given the fold's
@@ -85,11 +121,12 @@ func (a *absence) result(f *Fold) string {
 		return "the prompt id is blank: no record can name it"
 	case a.block != "":
 		return a.block
-	case f.ev.MarkerUUID == "":
-		return "the admission carries no marker"
-	case f.ev.MarkerIdx < 0:
+	case f.ev.MarkerUUID != "" && f.ev.MarkerIdx < 0:
 		return "the admission marker is not on the active chain"
-	case f.lastComp > f.ev.MarkerIdx:
+	case f.ev.MarkerUUID == "" && f.lastComp >= 0:
+		// Read from the chain's start (see above).
+		return "history was compressed (the admission carries no marker: the whole chain is after it)"
+	case f.ev.MarkerUUID != "" && f.lastComp > f.ev.MarkerIdx:
 		return "history was compressed after the marker"
 	}
 	for _, id := range a.calls {

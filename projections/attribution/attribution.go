@@ -69,6 +69,8 @@ type Fold struct {
 	saved *Fold
 	// absence tracks what proves the target's turn absent (absence.go).
 	absence absence
+	// ck follows the target's own branch_checkpoint (checkpoint.go).
+	ck checkpoint
 }
 
 // New starts a fold for target, admitted at `at` with dispatch marker
@@ -117,6 +119,7 @@ func (f *Fold) Add(ev events.Event) {
 		cp.saved = nil
 		f.saved = &cp
 	}
+	f.ck.add(f, rec)
 	f.idx++
 	f.ev.ChainLen = f.idx
 	if f.marker != "" && f.ev.MarkerIdx < 0 && rec.UUID == f.marker {
@@ -254,6 +257,7 @@ func (f *Fold) Evidence() Evidence {
 	if f.saved == nil {
 		ev := f.evidence()
 		ev.Ownership.CallIdentity, ev.Ownership.TurnID, ev.Ownership.TurnEndIdx = f.calls.active, f.calls.turnID, -1
+		f.ownCheckpoint(&ev.Ownership)
 		if o := &ev.Ownership; o.Active && o.TargetIdx < 0 {
 			o.AbsenceBlock = f.absence.result(f)
 			o.Absent = o.AbsenceBlock == ""
@@ -281,8 +285,17 @@ func (f *Fold) Evidence() Evidence {
 	if o.CallConflict == "" {
 		o.CallConflict = f.calls.ambiguous
 	}
+	f.ownCheckpoint(o)
 	ev.ChainLen, ev.ClockStep = f.ev.ChainLen, f.ev.ClockStep
 	return ev
+}
+
+// ownCheckpoint sets o.Checkpoint when the target's own record is on the
+// chain and its turn's branch_checkpoint proves it returned end_turn.
+func (f *Fold) ownCheckpoint(o *Ownership) {
+	if o.TargetIdx >= 0 {
+		o.Checkpoint = f.ck.uuid
+	}
 }
 
 // TurnEndIdx is the chain index of the record that ended the target's turn

@@ -3,16 +3,20 @@ package attribution
 // Evidence is what the active chain shows about one target prompt: the
 // fold's output, which the reconcile guards read (as guards.TranscriptEvidence).
 type Evidence struct {
-	Loaded     bool   // the chain was read and is non-empty
-	LoadErr    string // why it could not be loaded ("" when Loaded)
-	ChainLen   int
-	Gaps       int
-	BadLines   []string // positions of undecodable lines in the committed region
-	TornTail   bool     // the last line was a torn fragment (tolerated)
-	Degraded   string   // a chain inconsistency that makes the evidence unusable ("" if none)
-	MarkerUUID string   // the admission's tailUuid ("" when the admission has none)
-	MarkerIdx  int      // chain index of the marker, -1 when absent
-	WroteAfter bool     // a visible (non-system-type, with message) record after the marker
+	Loaded   bool   // the chain was read and is non-empty
+	LoadErr  string // why it could not be loaded ("" when Loaded)
+	ChainLen int
+	Gaps     int
+	BadLines []string // positions of undecodable lines in the committed region
+	TornTail bool     // the last line was a torn fragment (tolerated)
+	Degraded string   // a chain inconsistency that makes the evidence unusable ("" if none)
+	// Empty: the transcript exists and holds no record, and no archived copy
+	// exists (set by the reconcile core, TranscriptEmpty); Loaded is then
+	// true with ChainLen 0.
+	Empty      bool
+	MarkerUUID string // the admission's tailUuid ("" when the admission has none)
+	MarkerIdx  int    // chain index of the marker, -1 when absent
+	WroteAfter bool   // a visible (non-system-type, with message) record after the marker
 
 	LastVisibleMs    int64 // Date.parse of the last visible non-system-provenance record
 	HasLastVisible   bool
@@ -114,6 +118,14 @@ type Ownership struct {
 	// CallConflict describes a call of the target's own turn after that
 	// turn provably ended ("" when none): the guard call-identity refuses.
 	CallConflict string
+
+	// Checkpoint is the uuid of the target's own turn's branch_checkpoint
+	// ("" when none proves): the target's own 0.24.4 prompt record is on the
+	// chain and a checkpoint follows it, before any other prompt's record,
+	// whose start is the record right before it and whose answer is its
+	// turn's last assistant record — written only when the turn returned
+	// end_turn (checkpoint.go; ADR 0031).
+	Checkpoint string
 
 	// Absent: the target's own record is not on the chain and the chain
 	// after its marker provably holds every record of every turn since

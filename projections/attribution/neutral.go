@@ -125,7 +125,11 @@ func (n *Neutral) Fork(target, markerUUID string, at float64, w Watch) (*Fold, b
 	idx := -1
 	switch {
 	case markerUUID == "":
-		if n.hasMs && float64(n.maxMs) >= at {
+		// A marker-less admission's absence is proven over the whole chain
+		// (ADR 0023, 2026-12-01: the calls before it count), which the
+		// neutral fold does not track: only a fork before any record is
+		// the fold from the start.
+		if n.n > 0 || n.hasMs && float64(n.maxMs) >= at {
 			return nil, false
 		}
 	case n.n > 0 && markerUUID == n.last:

@@ -314,6 +314,9 @@ func classify(o *Outcome) (string, string) {
 	if def.Evidence.Classification.FromTurnResult {
 		return CatOwnership, "the target's turn_result settled it as completed"
 	}
+	if def.Evidence.Classification.FromCheckpoint && def.Appended != nil {
+		return CatOwnership, "the target's own turn wrote its branch_checkpoint: it returned end_turn (ADR 0031)"
+	}
 	if _, ok := hasVeto(ref, "single-dangling"); ok && own.Active && own.TargetIdx >= 0 && own.FollowedBy == "" && def.Appended != nil {
 		return CatOwnership, "several dangling prompts: identity shows the last-admitted one's turn is the tail (ADR 0003 §1b)"
 	}

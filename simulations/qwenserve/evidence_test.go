@@ -15,8 +15,9 @@ import (
 // TestEvidence reconciles crash states the real 0.24.4 daemon left (kept
 // with --keep, a few KB each; each case.txt says how it was produced and
 // what the mock's log says happened) and fails on a wrong terminal. An
-// unknown is logged with its guard: those are the shapes where the files
-// prove more than tailproof decides today (the report of issue #13 item 4).
+// unknown is logged with its guard; a case.txt line "decided <prompt>"
+// says the files prove that prompt's terminal, and an unknown there fails
+// too (the rules of ADR 0023 2026-12-01 and ADR 0031 decide them).
 func TestEvidence(t *testing.T) {
 	cases, err := filepath.Glob("testdata/evidence/*/case.txt")
 	if err != nil || len(cases) == 0 {
@@ -31,6 +32,7 @@ func TestEvidence(t *testing.T) {
 			}
 			var cwd, sid string
 			truth := map[string]Truth{}
+			decided := map[string]bool{}
 			for _, l := range strings.Split(string(b), "\n") {
 				f := strings.Fields(l)
 				switch {
@@ -40,6 +42,8 @@ func TestEvidence(t *testing.T) {
 					sid = f[1]
 				case len(f) == 3 && f[0] == "prompt":
 					truth[f[1]] = Truth(f[2])
+				case len(f) == 2 && f[0] == "decided":
+					decided[f[1]] = true
 				}
 			}
 			if cwd == "" || sid == "" || len(truth) == 0 {
@@ -71,7 +75,11 @@ func TestEvidence(t *testing.T) {
 					if len(d.Vetoes) > 0 {
 						why = d.Vetoes[0].String()
 					}
-					t.Logf("%s (truth %s): unknown: %s", d.Target, tr, why)
+					if decided[d.Target] {
+						t.Errorf("%s (truth %s): the files decide it, tailproof left it unknown: %s", d.Target, tr, why)
+					} else {
+						t.Logf("%s (truth %s): unknown: %s", d.Target, tr, why)
+					}
 				}
 			}
 		})

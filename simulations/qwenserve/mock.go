@@ -240,10 +240,28 @@ func classify(req chatRequest) (kind RequestKind, marker string, step int, summa
 		return KindSide, "", 0, summary
 	case strings.Contains(u, "summarizes a conversation"):
 		return KindCompression, "", 0, summary
-	case strings.Contains(u, "<task-notification>"):
+	}
+	// The turn's user text: every user message since the last assistant
+	// one. A prompt that aborted a notification turn runs with that
+	// notification still in its history, right before its own text (Qwen
+	// Code 0.24.4; real daemon, seed 1 scenario 26: the request of the
+	// prompt's turn, under its own turn id, read as the notification's), so
+	// whichever comes last — a prompt marker or a notification — names the
+	// turn.
+	turn := u
+	for i := lastUser - 1; i >= 0 && req.Messages[i].Role != "assistant"; i-- {
+		if req.Messages[i].Role == "user" {
+			turn = text(req.Messages[i].Content) + "\n" + turn
+		}
+	}
+	mk, at := "", -1
+	if locs := markerRE.FindAllStringIndex(turn, -1); len(locs) > 0 {
+		l := locs[len(locs)-1]
+		mk, at = turn[l[0]:l[1]], l[0]
+	}
+	if n := strings.LastIndex(turn, "<task-notification>"); n > at {
 		return KindNotification, "", 0, summary
 	}
-	mk := markerRE.FindString(u)
 	if mk == "" {
 		return KindSide, "", 0, summary
 	}

@@ -181,6 +181,11 @@ func TestClassify(t *testing.T) {
 		{body("system", sys, "user", "[tpq-3] go", "assistant", "", "tool", "out", "assistant", "", "tool", "out"), KindPrompt, "[tpq-3]", 2},
 		{body("system", sys, "user", "[tpq-1] a", "assistant", "x", "user", "[tpq-2] b"), KindPrompt, "[tpq-2]", 0},
 		{body("system", sys, "user", "[tpq-1] a", "user", "<task-notification>\n<task-id>bg</task-id>"), KindNotification, "", 0},
+		// A prompt that aborted a notification turn: the notification is
+		// still in its turn, before the prompt's own text.
+		{body("system", sys, "user", "[tpq-1] a", "assistant", "x", "user", "<task-notification>\n<task-id>bg</task-id>", "user", "[tpq-2] b"), KindPrompt, "[tpq-2]", 0},
+		{body("system", sys, "user", "[tpq-1] a", "assistant", "x", "user", "<task-notification>\n<task-id>bg</task-id>\n[tpq-2] b"), KindPrompt, "[tpq-2]", 0},
+		{body("system", sys, "user", "[tpq-1] a", "assistant", "x", "user", "[tpq-2] b\n<task-notification>"), KindNotification, "", 0},
 		{body("system", sys, "user", "[tpq-1] a", "user", "[SUGGESTION MODE: Suggest what the user might type]"), KindSide, "", 0},
 		{body("system", "You are now acting as the managed memory extraction subagent", "user", "[tpq-1] a"), KindSide, "", 0},
 		{body("system", sys, "user", "[tpq-1] a", "user", "You are the component that summarizes a conversation when"), KindCompression, "", 0},
