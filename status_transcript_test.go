@@ -23,14 +23,18 @@ func TestStatusTranscriptStates(t *testing.T) {
 		setup func(t *testing.T, transcript string)
 		want  TranscriptState
 		err   bool
+		// Reconcile's verdict: a missing transcript proves nothing (it may
+		// have been moved); an empty one with no archived copy is a turn that
+		// wrote nothing (0.24.4 creates it empty and only appends; ADR 0023).
+		verdict Verdict
 	}{
-		{"missing", func(*testing.T, string) {}, TranscriptMissing, false},
-		{"empty", func(t *testing.T, p string) { writeFile(t, p, "") }, TranscriptEmpty, false},
+		{"missing", func(*testing.T, string) {}, TranscriptMissing, false, VerdictUnknown},
+		{"empty", func(t *testing.T, p string) { writeFile(t, p, "") }, TranscriptEmpty, false, VerdictInterrupted},
 		{"unreadable", func(t *testing.T, p string) {
 			if err := os.MkdirAll(p, 0o700); err != nil { // a directory where the file should be
 				t.Fatal(err)
 			}
-		}, "", true},
+		}, "", true, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -57,7 +61,7 @@ func TestStatusTranscriptStates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Decisions) != 1 || res.Decisions[0].Verdict != VerdictUnknown {
+			if len(res.Decisions) != 1 || res.Decisions[0].Verdict != c.verdict {
 				t.Fatalf("reconcile: %+v", res.Decisions)
 			}
 			if _, err := os.Stat(tp); c.want == TranscriptMissing && !errors.Is(err, os.ErrNotExist) {
