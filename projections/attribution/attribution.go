@@ -213,6 +213,10 @@ func (f *Fold) ownership(i int, rec *qwen.Record, ev events.Event) {
 		o.TurnResult = t.State
 		o.TurnResultCancelledAt, o.TurnResultHasError, o.TurnResultErrorCode = t.HasCancelledAt, t.HasError, t.ErrorCode
 	}
+	if rec.Type == qwen.TypeToolResult && rec.ToolStatus == "cancelled" && rec.ToolExecStatus == "not_started" &&
+		o.TargetIdx >= 0 && o.FollowedBy == "" && f.calls.proof && o.PermissionStop == "" {
+		o.PermissionStop = rec.UUID
+	}
 	if rec.Type != qwen.TypeUser || rec.Subtype != "" {
 		return // notifications, cron, mid-turn messages, goal runtime: not a prompt's opening record
 	}
@@ -221,7 +225,7 @@ func (f *Fold) ownership(i int, rec *qwen.Record, ev events.Event) {
 	}
 	switch {
 	case PromptIdentity(rec) == f.target:
-		o.TargetIdx, o.FollowedBy = i, ""
+		o.TargetIdx, o.FollowedBy, o.PermissionStop = i, "", ""
 	case o.TargetIdx < 0 || o.FollowedBy != "", rec.DaemonPromptID == f.target:
 		// A user record of the target's that does not open its turn (no
 		// message, system provenance) neither identifies nor follows it.
