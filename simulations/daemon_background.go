@@ -102,4 +102,3 @@ func (d *Daemon) abortBackground() error {
 	d.bg = nil
 	return nil
 }
-
