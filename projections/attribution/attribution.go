@@ -258,6 +258,9 @@ func (f *Fold) Evidence() Evidence {
 	if f.saved == nil {
 		ev := f.evidence()
 		ev.Ownership.CallIdentity, ev.Ownership.TurnID, ev.Ownership.TurnEndIdx = f.calls.active, f.calls.turnID, -1
+		if f.ev.Ownership.TargetIdx >= 0 {
+			ev.Ownership.CallConflict = f.calls.foreign
+		}
 		if o := &ev.Ownership; o.Active && o.TargetIdx < 0 {
 			o.AbsenceBlock = f.absence.result(f)
 			o.Absent = o.AbsenceBlock == ""
