@@ -92,6 +92,9 @@ type calls struct {
 	// foreign: the first call record after a proven 0.24.4 prompt record
 	// that no snapshot followed is provably not the target's (see step).
 	foreign string
+	// seen counts the records after the target's prompt record while no
+	// snapshot has named its turn: its own snapshot is the very next one.
+	seen int
 }
 
 type callStep uint8
@@ -123,7 +126,18 @@ func (c *calls) step(i int, rec *qwen.Record, target string) callStep {
 		return callNone
 	}
 	if !c.active {
+		c.seen++
 		switch {
+		case rec.Type == qwen.TypeSystem && rec.Subtype == qwen.SubtypeFileHistorySnapshot && c.seen > 1:
+			// 0.24.4 records a prompt's snapshot right after its user record
+			// (makeSnapshot follows recordUserMessage with only the
+			// UserPromptSubmit hook between). A later one is another turn's —
+			// a retry or continue turn writes a snapshot and no user record —
+			// after a target that wrote none (a blocked hook, a local slash
+			// command): taken for the target's, it lent the target that
+			// turn's answer (seed 3 scenario 169868, 2026-12-01).
+			c.proof = false
+			c.foreign = "file_history_snapshot " + rec.UUID + " of turn " + rec.SnapshotPromptID + " is not right after the target's 0.24.4 prompt record: another prompt turn's (a retry or continue writes no user record), after a target turn that wrote no snapshot"
 		case rec.Type == qwen.TypeSystem && rec.Subtype == qwen.SubtypeFileHistorySnapshot:
 			if suffix, ok := mainTurn(rec.SnapshotPromptID); ok && digits(suffix) {
 				c.active, c.turnID = true, rec.SnapshotPromptID
