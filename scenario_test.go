@@ -54,6 +54,8 @@ import (
 //	(default: the previous record), prov=real_user|system|none, daemon=p1, cwd=/x|none,
 //	version=0.23.0 (this record's version),
 //	goal=goal-1/1/turn-1, delivered (deliveredTurn: true; newer writers only),
+//	denied (fr: a call the permission step cancelled: toolCallResult status
+//	cancelled, executionStatus not_started),
 //	partial (an assistant record without usage), bg[=turn-1] (a backgroundTurn stamp, as Qwen Code 0.24.4's createBaseRecord
 //	writes on every record of a background notification turn)
 //
@@ -268,6 +270,8 @@ func (s *scenario) writeTranscript(t *testing.T, input, version string) string {
 				opts["bg"] = "turn-1"
 			case x == "partial":
 				opts["partial"] = "true"
+			case x == "denied":
+				opts["denied"] = "true"
 			default:
 				args = append(args, x)
 			}
@@ -326,6 +330,14 @@ func (s *scenario) writeTranscript(t *testing.T, input, version string) string {
 				}
 				p["error"] = e
 			}
+		}
+		if _, denied := opts["denied"]; denied && kind == "fr" {
+			// A call the permission step cancelled (0.24.4's
+			// earlyErrorResponse: status cancelled, executionStatus
+			// not_started, no resultDisplay).
+			rec["toolCallResult"] = map[string]any{"callId": args[0], "status": "cancelled", "executionStatus": "not_started"}
+			rec["message"] = map[string]any{"role": "user", "parts": []any{map[string]any{"functionResponse": map[string]any{
+				"id": args[0], "name": "run_shell_command", "response": map[string]any{"error": "Tool \"run_shell_command\" was canceled by the user."}}}}}
 		}
 		if _, partial := opts["partial"]; version == "0.24.4" && rec["type"] == "assistant" && !partial {
 			// recordAssistantTurn writes the call's usage for a stream that

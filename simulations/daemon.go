@@ -133,6 +133,11 @@ type prompt struct {
 	lost       bool // finished, but a crash lost or corrupted its final record
 	settled    bool // a terminal was acknowledged by the ledger
 	dead       bool // the process that ran it died
+	// shape names a 0.24.4 turn other than a plain user turn (plan024).
+	shape string
+	// ended: the agent ended the turn without an answer and nothing on
+	// disk shows it yet (a blocked hook, an empty continue).
+	ended bool
 }
 
 type stepKind uint8
@@ -150,6 +155,12 @@ const (
 	stError
 	stTurnResult
 	stTerminal
+	// 0.24.4 prompt turns (the identity version):
+	stSnapshot   // a retry or continue turn's file_history_snapshot, no user record
+	stTurnNo     // the agent's turn counter moves, nothing is written (a restored question or continue with nothing to do)
+	stFinish     // the turn returns end_turn with no final answer: no write
+	stCheckpoint // branch_checkpoint after an end_turn turn's one tool-free answer
+	stPartial    // an aborted or failed stream's partial answer: no telemetry, no usage
 )
 
 type step struct {
@@ -160,6 +171,17 @@ type step struct {
 	// (the task-completed record; a daemon-delivered notification, persisted
 	// on arrival).
 	unstamped bool
+	// code: an error's code in the turn_result ("" = none) and the ledger
+	// terminal's (ledger; "" = none).
+	code, ledger string
+	// answered: the completed turn_result carries resultText; cancelAt:
+	// the cancelled turn_result's cancelledAt.
+	answered bool
+	cancelAt int64
+	// denied: the tool result of a call the permission step cancelled;
+	// bare: a user record with no snapshot after it (a blocked turn);
+	// unrecorded: a turn end that only the turn_result will show.
+	denied, bare, unrecorded bool
 }
 
 // turn is a running agent turn: a prompt's, or a background one (p == nil).
@@ -177,6 +199,12 @@ type turn struct {
 	// ("<sid>########<n>", Version.Stamps with Identity; "" otherwise): its
 	// snapshot and every call's telemetry name it.
 	callID string
+	// start is the record before the turn's first write ("" = none): its
+	// branch_checkpoint's startExclusiveRecordUuid; answer is the uuid of
+	// its tool-free final answer.
+	start, answer string
+	// first is the index in d.recs of the turn's first record.
+	first int
 }
 
 // recInfo locates one transcript record in the file as the model wrote it.
@@ -233,6 +261,11 @@ type Daemon struct {
 	// (ModelShapes); shapeErr is the first line that did not parse.
 	shapes   map[string]RecordShape
 	shapeErr error
+	// noUsage: the provider reports no token counts, so 0.24.4 writes no
+	// usageMetadata even on completed calls (recordAssistantTurn writes it
+	// only when the stream carried usage; the identity version, drawn per
+	// run).
+	noUsage bool
 }
 
 type restartStats struct {
@@ -254,8 +287,15 @@ func NewDaemon(ctx context.Context, src Source, prof *Profile, ver Version) *Dae
 	d.adm = machines.NewAdmission()
 	d.tpath, _ = d.store.Layout().TranscriptPath(d.sid, jsonl.Active)
 	d.lpath, _ = d.store.Layout().LedgerPath(d.sid, jsonl.Active)
+	if ver.is024() {
+		d.noUsage = src.IntN(8) == 0
+	}
 	return d
 }
+
+// is024 says the version writes what the published Qwen Code 0.24.4
+// writes (the identity version).
+func (v Version) is024() bool { return v.Identity && v.Stamps }
 
 func (d *Daemon) tracef(format string, args ...any) {
 	if d.trace != nil {

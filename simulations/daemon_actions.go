@@ -34,7 +34,7 @@ func (d *Daemon) Admit() error {
 // prompt path aborts it and waits for it): the aborted turn still writes its
 // partial answer, stamped.
 func (d *Daemon) Dispatch() error {
-	if d.running == nil && d.bg != nil && d.bg.stamp != "" && d.bg.began() && len(d.queue) > 0 && d.src.IntN(2) == 0 {
+	if d.running == nil && d.bg != nil && len(d.queue) > 0 && d.abortsBackground() {
 		if err := d.abortBackground(); err != nil {
 			return err
 		}
@@ -45,7 +45,7 @@ func (d *Daemon) Dispatch() error {
 	p := d.queue[0]
 	d.queue = d.queue[1:]
 	p.dispatched = true
-	d.running = &turn{p: p, steps: d.plan(p), started: d.clock}
+	d.running = &turn{p: p, steps: d.plan(p), started: d.clock, start: d.last, first: len(d.recs)}
 	d.observe(ownership.Foreground, ownership.Start, p.id)
 	d.tracef("dispatch %s", p.id)
 	return d.Step()
@@ -53,14 +53,47 @@ func (d *Daemon) Dispatch() error {
 
 // plan draws a prompt's turn: its user record, tool rounds (calls with or
 // without ids, each answered), a final answer — or a local slash command, or
-// an error part way — then the settle writes.
+// an error part way — then the settle writes. On the 0.24.4 version some
+// turns take one of the agent's other shapes (plan024).
 func (d *Daemon) plan(p *prompt) []step {
 	var s []step
 	if d.pct(d.prof.SlashPct) {
 		s = append(s, step{kind: stSlashUser}, step{kind: stSlashResult})
-		return append(s, d.settle("completed")...)
+		return append(s, d.settle(step{state: "completed"})...)
 	}
-	s = append(s, step{kind: stUser})
+	if d.ver.is024() {
+		if s, ok := d.plan024(p); ok {
+			return s
+		}
+	}
+	return d.answerTurn(p, []step{{kind: stUser}})
+}
+
+// answerTurn continues a turn opened by s: tool rounds, then a final answer
+// or an error part way.
+func (d *Daemon) answerTurn(p *prompt, s []step) []step {
+	s = d.rounds(p, s)
+	if d.pct(d.prof.ErrPct) {
+		cut := 1 + d.src.IntN(len(s))
+		s = s[:cut:cut]
+		e := step{kind: stError, state: "error", ledger: "api_error"}
+		if d.ver.is024() {
+			s, e = d.error024(s)
+		}
+		s = append(s, e)
+		return append(s, d.settle(e)...)
+	}
+	s = append(s, step{kind: stText})
+	if d.ver.is024() {
+		// The end_turn turn's one tool-free answer: its branch checkpoint
+		// comes before the settle writes.
+		s = append(s, step{kind: stCheckpoint})
+	}
+	return append(s, d.settle(step{state: "completed", answered: d.ver.is024()})...)
+}
+
+// rounds appends 0–2 tool rounds (1–2 calls each, each answered) to s.
+func (d *Daemon) rounds(p *prompt, s []step) []step {
 	noID := d.pct(d.prof.NoIDPct)
 	rounds := d.src.IntN(3)
 	for r := 0; r < rounds; r++ {
@@ -76,23 +109,18 @@ func (d *Daemon) plan(p *prompt) []step {
 			s = append(s, step{kind: stResult, calls: calls[i : i+1]})
 		}
 	}
-	if d.pct(d.prof.ErrPct) {
-		cut := 1 + d.src.IntN(len(s))
-		s = append(s[:cut:cut], step{kind: stError})
-		return append(s, d.settle("error")...)
-	}
-	s = append(s, step{kind: stText})
-	return append(s, d.settle("completed")...)
+	return s
 }
 
 // settle is the bookkeeping after a turn ends: the turn_result record (newer
-// daemons) and the ledger terminal, in either order.
-func (d *Daemon) settle(state string) []step {
-	term := step{kind: stTerminal, state: state}
+// daemons) and the ledger terminal, in either order. end carries the
+// outcome: state, error codes, resultText.
+func (d *Daemon) settle(end step) []step {
+	term, tr := end, end
+	term.kind, tr.kind = stTerminal, stTurnResult
 	if !d.ver.TurnResult {
 		return []step{term}
 	}
-	tr := step{kind: stTurnResult, state: state}
 	if d.src.IntN(2) == 0 {
 		return []step{tr, term}
 	}
@@ -131,14 +159,32 @@ func (d *Daemon) advance(t *turn) (bool, error) {
 			r.daemon = p.id
 		}
 		err = d.write(&r)
-		if err == nil && s.kind == stUser && d.ver.Identity && d.ver.Stamps {
+		if err == nil && s.kind == stUser && d.ver.is024() {
 			// 0.24.4's ACP prompt path: the turn runs as "<sid>########<n>"
 			// and its file_history_snapshot names it right after the
-			// prompt's user record (ADR 0023).
-			d.turns++
-			t.callID = d.sid + "########" + strconv.Itoa(d.turns)
-			err = d.write(&rec{kind: recSnapshot, prompt: t.callID})
+			// prompt's user record (ADR 0023) — unless a UserPromptSubmit
+			// hook blocked the turn first (s.bare).
+			if s.bare {
+				d.turns++
+			} else {
+				err = d.snapshot(t)
+			}
 		}
+	case stSnapshot:
+		err = d.snapshot(t)
+	case stTurnNo:
+		d.turns++
+	case stFinish:
+		if s.unrecorded && p.truth != TruthDeadline && p.truth != TruthCancelled {
+			p.ended = true
+			d.observe(ownership.Foreground, ownership.Streamed, p.id)
+		} else {
+			d.finishTurn(t)
+		}
+	case stCheckpoint:
+		err = d.write(&rec{kind: recCheckpoint, prompt: t.start, calls: []string{t.answer}})
+	case stPartial:
+		err = d.write(&rec{kind: recAssistantText, bg: stampOf(t, s)})
 	case stNotification:
 		// The fallback writer marks the delivered turn's notification; 0.24.4
 		// stamps it instead (unless it was persisted on delivery).
@@ -149,11 +195,11 @@ func (d *Daemon) advance(t *turn) (bool, error) {
 		err = d.write(&rec{kind: recBgDone})
 	case stCall:
 		if err = d.telemetry(t, s, "api_response", ""); err == nil {
-			err = d.write(&rec{kind: recAssistantCall, calls: s.calls, bg: stampOf(t, s), usage: t.callID != "" || t.stamp != ""})
+			err = d.write(&rec{kind: recAssistantCall, calls: s.calls, bg: stampOf(t, s), usage: d.usage(t)})
 		}
 	case stResult:
 		if err = d.telemetry(t, s, "tool_call", s.calls[0]); err == nil {
-			err = d.write(&rec{kind: recToolResult, calls: s.calls, bg: stampOf(t, s)})
+			err = d.write(&rec{kind: recToolResult, calls: s.calls, bg: stampOf(t, s), denied: s.denied})
 		}
 	case stText, stSlashResult:
 		k := recAssistantText
@@ -163,11 +209,11 @@ func (d *Daemon) advance(t *turn) (bool, error) {
 			err = d.telemetry(t, s, "api_response", "")
 		}
 		if err == nil {
-			err = d.write(&rec{kind: k, bg: stampOf(t, s), usage: k == recAssistantText && (t.callID != "" || t.stamp != "")})
+			err = d.write(&rec{kind: k, bg: stampOf(t, s), usage: k == recAssistantText && d.usage(t)})
+			t.answer = d.last
 		}
-		if err == nil && p != nil && p.truth != TruthDeadline {
-			p.finished, p.truth, p.final = true, TruthCompleted, len(d.recs)-1
-			d.observe(ownership.Foreground, ownership.Streamed, p.id)
+		if err == nil {
+			d.finishTurn(t)
 		}
 	case stError:
 		if p != nil && p.truth != TruthDeadline {
@@ -175,14 +221,18 @@ func (d *Daemon) advance(t *turn) (bool, error) {
 			d.observe(ownership.Foreground, ownership.Streamed, p.id)
 		}
 	case stTurnResult:
-		err = d.write(&rec{kind: recTurnResult, prompt: p.id, state: s.state, started: t.started})
+		err = d.write(&rec{kind: recTurnResult, prompt: p.id, state: s.state, started: t.started,
+			code: s.code, cancelled: s.cancelAt, answered: s.answered})
+		if err == nil && p.ended && !p.finished {
+			d.finishTurn(t)
+		}
 		if err == nil && len(t.steps) == 1 && p.settled {
 			d.observe(ownership.Foreground, ownership.Settle, p.id)
 		}
 	case stTerminal:
 		code := ""
 		if s.state == "error" {
-			code = "api_error"
+			code = s.ledger
 		}
 		stop := ""
 		if s.state == "completed" {
@@ -205,8 +255,12 @@ func (d *Daemon) advance(t *turn) (bool, error) {
 	return len(t.steps) == 0, nil
 }
 
-// Cancel cancels a queued prompt (not the running one).
+// Cancel cancels a queued prompt, or on the 0.24.4 version the running
+// one (cancelRunning).
 func (d *Daemon) Cancel() error {
+	if d.cancellable() && (len(d.queue) == 0 || d.src.IntN(2) == 0) {
+		return d.cancelRunning()
+	}
 	if len(d.queue) == 0 {
 		return nil
 	}
@@ -226,7 +280,7 @@ func (d *Daemon) Cancel() error {
 // published and the queue released, but the wedged agent keeps writing.
 func (d *Daemon) Deadline() error {
 	t := d.running
-	if t == nil || t.p.finished || t.p.truth == TruthErrored {
+	if t == nil || t.p.finished || t.p.truth == TruthErrored || t.p.truth == TruthCancelled {
 		return nil
 	}
 	d.tick()
@@ -240,7 +294,7 @@ func (d *Daemon) Deadline() error {
 	// bookkeeping is gone (the prompt is settled).
 	var rest []step
 	for _, s := range t.steps {
-		if s.kind != stTerminal && s.kind != stTurnResult && s.kind != stError {
+		if s.kind != stTerminal && s.kind != stTurnResult && s.kind != stError && s.kind != stFinish && s.kind != stCheckpoint {
 			rest = append(rest, s)
 		}
 	}
@@ -287,84 +341,6 @@ func stampOf(t *turn, s step) string {
 		return ""
 	}
 	return t.stamp
-}
-
-// Background runs a background notification or cron turn one step at a
-// time (no ledger records, no turn_result); FIFO dispatch waits for it.
-//
-// A 0.24.4 notification turn (Version.Stamps) is what the ACP agent writes
-// for a finished background task: either the in-process path
-// (#enqueueBackgroundNotification: background_task_completed, then inside
-// the turn the stamped notification) or the daemon-delivered one
-// (recordNotificationStrict on arrival, unstamped, then
-// background_task_completed), followed by the turn's model and tool
-// records, every one stamped. The fallback writer's turn opens with a
-// deliveredTurn notification or a cron record. 0.24.4's serve cron turns
-// write no opener at all; that shape is not run (ADR 0015: nothing on disk
-// tells its records from the preceding turn's).
-func (d *Daemon) Background() error {
-	if d.bg != nil {
-		done, err := d.advance(d.bg)
-		if done {
-			d.observe(d.bg.class, ownership.Settle, d.bg.id)
-			d.bg = nil
-		}
-		return err
-	}
-	if d.running != nil {
-		return nil
-	}
-	id := "bg-" + strconv.Itoa(d.seq)
-	t := &turn{class: ownership.Notification, id: id}
-	switch {
-	case d.ver.Stamps:
-		t.stamp = d.sid + "########notification" + id
-		if d.src.IntN(2) == 0 {
-			t.steps = []step{{kind: stBgDone}, {kind: stNotification}}
-		} else {
-			t.steps = []step{{kind: stNotification, unstamped: true}, {kind: stBgDone}}
-		}
-	case d.ver.CronOpener && d.src.IntN(2) == 0:
-		t.class, t.steps = ownership.Cron, []step{{kind: stCron}}
-	default:
-		t.steps = []step{{kind: stNotification}}
-	}
-	if d.src.IntN(3) > 0 {
-		t.steps = append(t.steps, step{kind: stCall, calls: []string{id}}, step{kind: stResult, calls: []string{id}})
-	}
-	t.steps = append(t.steps, step{kind: stText})
-	d.bg = t
-	d.observe(t.class, ownership.Start, t.id)
-	d.tracef("background turn")
-	return d.Background()
-}
-
-// began reports whether the background turn has written its user entry: a
-// notification still queued behind a prompt is not aborted, it waits.
-func (t *turn) began() bool {
-	for _, s := range t.steps {
-		if s.kind == stNotification {
-			return false
-		}
-	}
-	return true
-}
-
-// abortBackground is a prompt aborting the running notification turn: the
-// turn writes what it had (a partial answer, stamped, half the time) and
-// ends without its remaining steps.
-func (d *Daemon) abortBackground() error {
-	t := d.bg
-	d.tracef("prompt aborts the background turn")
-	if d.src.IntN(2) == 0 {
-		d.tick()
-		if err := d.write(&rec{kind: recAssistantText, bg: t.stamp}); err != nil {
-			return err
-		}
-	}
-	d.observe(t.class, ownership.Settle, t.id)
-	d.bg = nil
-	return nil
 }
 
 // Compress writes a chat_compression checkpoint.

@@ -109,7 +109,7 @@ func (d *Daemon) crashAs(kind CrashKind, final bool) error {
 		return i > 0 && d.recs[i-1].end-1 == r.start
 	}
 	for _, p := range d.prompts {
-		if p.finished && !p.lost && (p.final >= n || !readable(p.final)) {
+		if p.finished && !p.lost && p.final >= 0 && (p.final >= n || !readable(p.final)) {
 			p.lost = true
 		}
 	}
@@ -160,7 +160,7 @@ func isCrash(err error) bool {
 // reaches d, and d's next actions never reach the fork.
 func (d *Daemon) fork(src Source) (*Daemon, error) {
 	f := &Daemon{ctx: d.ctx, src: src, prof: d.prof, ver: d.ver, sid: d.sid, tpath: d.tpath, lpath: d.lpath,
-		clock: d.clock, seq: d.seq, turns: d.turns, size: d.size, endsNL: d.endsNL, last: d.last, crashes: d.crashes, armed: d.armed}
+		clock: d.clock, seq: d.seq, turns: d.turns, noUsage: d.noUsage, size: d.size, endsNL: d.endsNL, last: d.last, crashes: d.crashes, armed: d.armed}
 	f.mem = d.mem.Clone()
 	f.store = memory.NewQwenStoreOn(f.mem, d.store.Layout())
 	if d.tf != nil {

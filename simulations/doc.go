@@ -21,16 +21,26 @@
 //     calls (with or without ids), tool results, a final answer or an error,
 //     or a local slash command; then turn_result (newer versions) and the
 //     ledger terminal, in either order;
-//   - cancel (a queued prompt), deadline (error/prompt_deadline_exceeded;
+//   - on the identity version, the other prompt turns of 0.24.4's agent
+//     (daemon_turns024.go): retry and continue turns (a snapshot, no user
+//     record), a continue or restored question with nothing to do (no
+//     write), a UserPromptSubmit hook that blocks (the user record only), a
+//     permission-cancelled tool batch that ends the turn with no answer,
+//     error turns with the writer's codes (-32603, 429, none) and a failed
+//     stream's usage-less partial, branch_checkpoint after an answer, runs
+//     whose provider reports no usage;
+//   - cancel (a queued prompt; on the identity version also the running one:
+//     turn_result cancelled with cancelledAt, then the terminal), deadline (error/prompt_deadline_exceeded;
 //     the queue is released while the wedged agent keeps writing), background
 //     turns (no ledger records, no turn_result): on the identity version the
 //     notification turns of Qwen Code 0.24.4 — background_task_completed,
 //     then every record of the turn stamped backgroundTurn (the notification
 //     unstamped when the daemon delivered it), a queued prompt aborting a
-//     running one (its partial answer still stamped) — and on the older
-//     versions the fallback writer's deliveredTurn notification or cron
-//     turns; compression checkpoints, custom titles, archive/unarchive
-//     cycles;
+//     running one (its partial answer still stamped), and serve cron turns
+//     (no opener, their calls' telemetry naming "<sid>########cron<ms>",
+//     aborted at once by a queued prompt) — and on the older versions the
+//     fallback writer's deliveredTurn notification or cron turns;
+//     compression checkpoints, custom titles, archive/unarchive cycles;
 //   - record shapes follow 0.24.4's ChatRecordingService key for key
 //     (records.go); ModelShapes lists every (type, subtype, field set) the
 //     model writes, for a differential against the real daemon;
@@ -64,7 +74,9 @@
 //
 // A prompt is never-started (queued at the crash), interrupted (dispatched,
 // its turn cut), completed (its turn's final record written, whether or not
-// the terminal reached the ledger), errored, cancelled or deadline-exceeded.
+// the terminal reached the ledger; for a turn that ends without an answer,
+// the record that shows the end: a permission-cancelled batch, else its
+// turn_result), errored, cancelled or deadline-exceeded.
 // After the final crash every dangling prompt is judged (Judge): completed
 // for a prompt that did not complete is wrong; interrupted for one that
 // completed is wrong, unless the crash lost the record that finished the

@@ -42,8 +42,9 @@ const (
 	recCompression
 	recTurnResult
 	recTitle
-	recSnapshot  // file_history_snapshot naming prompt (the turn's internal id)
-	recTelemetry // ui_telemetry: event "api_response" or "tool_call" (state), prompt_id prompt
+	recSnapshot   // file_history_snapshot naming prompt (the turn's internal id)
+	recTelemetry  // ui_telemetry: event "api_response" or "tool_call" (state), prompt_id prompt
+	recCheckpoint // branch_checkpoint: startExclusiveRecordUuid prompt ("" = null), assistantRecordUuid calls[0]
 )
 
 // rec is what the model asks the encoder to write; only the fields its kind
@@ -68,6 +69,16 @@ type rec struct {
 	// usage: an assistant record of a completed model call carries
 	// usageMetadata (0.24.4's recordAssistantTurn; the identity version).
 	usage bool
+	// code is an error turn_result's error.code ("" = none); cancelled is
+	// a cancelled turn_result's cancelledAt (0 = none); answered says a
+	// completed turn_result carries resultText (the turn streamed a final
+	// answer).
+	code      string
+	cancelled int64
+	answered  bool
+	// denied: a tool_result of a call the permission step cancelled
+	// (status "cancelled", executionStatus "not_started", no resultDisplay).
+	denied bool
 }
 
 func appendTimestamp(b []byte, ms int64) []byte {
@@ -132,6 +143,8 @@ func encode(b []byte, sid string, r *rec) []byte {
 		b = append(b, `,"type":"system","provenance":"system"`+base+`,"subtype":"file_history_snapshot"`...)
 	case recTelemetry:
 		b = append(b, `,"type":"system","provenance":"system"`+base+`,"subtype":"ui_telemetry"`...)
+	case recCheckpoint:
+		b = append(b, `,"type":"system","provenance":"system"`+base+`,"subtype":"branch_checkpoint"`...)
 	case recTitle:
 		// SessionService.renameSession builds this record by hand: no
 		// provenance, subtype before cwd.
@@ -171,11 +184,23 @@ func encode(b []byte, sid string, r *rec) []byte {
 			b = appendStr(b, id)
 			b = append(b, ',')
 		}
-		b = append(b, `"name":"run_shell_command","response":{"output":"ok"}}}]}`...)
+		if r.denied {
+			b = append(b, `"name":"run_shell_command","response":{"error":"Tool \"run_shell_command\" was canceled by the user."}}}]}`...)
+		} else {
+			b = append(b, `"name":"run_shell_command","response":{"output":"ok"}}}]}`...)
+		}
 		if id != "" {
+			// 0.24.4's recordToolResult metadata: {callId, status,
+			// executionStatus, resultDisplay} (resultDisplay undefined,
+			// dropped, for a call cancelled before it ran: earlyErrorResponse,
+			// acpAgent-GQCJ4KZY.js ~12235).
 			b = append(b, `,"toolCallResult":{"callId":`...)
 			b = appendStr(b, id)
-			b = append(b, `,"status":"success"}`...)
+			if r.denied {
+				b = append(b, `,"status":"cancelled","executionStatus":"not_started"}`...)
+			} else {
+				b = append(b, `,"status":"success","executionStatus":"success","resultDisplay":"ok"}`...)
+			}
 		}
 	case recNotification:
 		b = append(b, `,"message":{"role":"user","parts":[{"text":"`+notificationText+`"}]},"systemPayload":`+notificationPayload...)
@@ -205,15 +230,45 @@ func encode(b []byte, sid string, r *rec) []byte {
 		case "cancelled":
 			b = append(b, `,"stopReason":"cancelled"`...)
 		case "error":
-			b = append(b, `,"error":{"message":"API error"}`...)
+			// normalizeTurnResultError (chunk-DPEB6S2R.js ~30354): {message,
+			// code?}, code = String(err.code ?? err.rpcCode) when present.
+			b = append(b, `,"error":{"message":"API error"`...)
+			if r.code != "" {
+				b = append(b, `,"code":`...)
+				b = appendStr(b, r.code)
+			}
+			b = append(b, '}')
 		}
 		b = append(b, `,"startedAt":`...)
 		b = strconv.AppendInt(b, r.started, 10)
+		if r.cancelled != 0 {
+			b = append(b, `,"cancelledAt":`...)
+			b = strconv.AppendInt(b, r.cancelled, 10)
+		}
 		b = append(b, `,"endedAt":`...)
 		b = strconv.AppendInt(b, r.ms, 10)
-		b = append(b, `,"promptText":"please do the next thing"}`...)
+		b = append(b, `,"promptText":"please do the next thing"`...)
+		if r.answered {
+			// resultText only when the turn captured final text
+			// (#settleTurnRecording, acpAgent-GQCJ4KZY.js ~8771).
+			b = append(b, `,"resultText":"done."`...)
+		}
+		b = append(b, '}')
 	case recTitle:
 		b = append(b, `,"systemPayload":{"customTitle":"Later title","titleSource":"manual"}`...)
+	case recCheckpoint:
+		// recordBranchCheckpointTransaction (chunk-DPEB6S2R.js ~31105):
+		// {v: 1, startExclusiveRecordUuid (the record before the turn, or
+		// null), assistantRecordUuid (the turn's one tool-free answer)}.
+		b = append(b, `,"systemPayload":{"v":1,"startExclusiveRecordUuid":`...)
+		if r.prompt == "" {
+			b = append(b, "null"...)
+		} else {
+			b = appendStr(b, r.prompt)
+		}
+		b = append(b, `,"assistantRecordUuid":`...)
+		b = appendStr(b, r.calls[0])
+		b = append(b, '}')
 	case recSnapshot:
 		// appendSerializedFileHistorySnapshotBatch: {snapshots: [{promptId,
 		// timestamp, trackedFileBackups}]} (as the real daemon wrote it).

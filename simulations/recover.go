@@ -203,6 +203,12 @@ func describeTruth(p *prompt) string {
 	if p.lost {
 		s += " (final record lost in the crash)"
 	}
+	if p.shape != "" {
+		s += " (" + p.shape + ")"
+	}
+	if p.ended && !p.finished {
+		s += " (ended, not yet on disk)"
+	}
 	return s
 }
 

@@ -79,17 +79,22 @@ func ExampleModelShapes() {
 	// assistant {backgroundTurn, backgroundTurn.kind, backgroundTurn.startedAt, backgroundTurn.taskId, backgroundTurn.turnId, message, model, parentUuid, provenance, sessionId, timestamp, type, usageMetadata, uuid, version}
 	// assistant {backgroundTurn, backgroundTurn.kind, backgroundTurn.startedAt, backgroundTurn.taskId, backgroundTurn.turnId, message, model, parentUuid, provenance, sessionId, timestamp, type, uuid, version}
 	// assistant {message, model, parentUuid, provenance, sessionId, timestamp, type, usageMetadata, uuid, version}
+	// assistant {message, model, parentUuid, provenance, sessionId, timestamp, type, uuid, version}
 	// system/background_task_completed {parentUuid, provenance, sessionId, subtype, systemPayload, systemPayload.backgroundTask, systemPayload.displayText, timestamp, type, uuid, version}
+	// system/branch_checkpoint {parentUuid, provenance, sessionId, subtype, systemPayload, systemPayload.assistantRecordUuid, systemPayload.startExclusiveRecordUuid, systemPayload.v, timestamp, type, uuid, version}
 	// system/chat_compression {parentUuid, provenance, sessionId, subtype, systemPayload, systemPayload.compressedHistory, systemPayload.info, timestamp, type, uuid, version}
 	// system/custom_title {parentUuid, sessionId, subtype, systemPayload, systemPayload.customTitle, systemPayload.titleSource, timestamp, type, uuid, version}
 	// system/file_history_snapshot {parentUuid, provenance, sessionId, subtype, systemPayload, systemPayload.snapshots, timestamp, type, uuid, version}
 	// system/slash_command {parentUuid, provenance, sessionId, subtype, systemPayload, systemPayload.outputHistoryItems, systemPayload.phase, systemPayload.rawCommand, timestamp, type, uuid, version}
+	// system/turn_result {parentUuid, provenance, sessionId, subtype, systemPayload, systemPayload.cancelledAt, systemPayload.endedAt, systemPayload.promptId, systemPayload.promptText, systemPayload.startedAt, systemPayload.state, systemPayload.stopReason, timestamp, type, uuid, version}
 	// system/turn_result {parentUuid, provenance, sessionId, subtype, systemPayload, systemPayload.endedAt, systemPayload.error, systemPayload.promptId, systemPayload.promptText, systemPayload.startedAt, systemPayload.state, timestamp, type, uuid, version}
+	// system/turn_result {parentUuid, provenance, sessionId, subtype, systemPayload, systemPayload.endedAt, systemPayload.promptId, systemPayload.promptText, systemPayload.resultText, systemPayload.startedAt, systemPayload.state, systemPayload.stopReason, timestamp, type, uuid, version}
 	// system/turn_result {parentUuid, provenance, sessionId, subtype, systemPayload, systemPayload.endedAt, systemPayload.promptId, systemPayload.promptText, systemPayload.startedAt, systemPayload.state, systemPayload.stopReason, timestamp, type, uuid, version}
 	// system/ui_telemetry {backgroundTurn, backgroundTurn.kind, backgroundTurn.startedAt, backgroundTurn.taskId, backgroundTurn.turnId, parentUuid, provenance, sessionId, subtype, systemPayload, systemPayload.uiEvent, timestamp, type, uuid, version}
 	// system/ui_telemetry {parentUuid, provenance, sessionId, subtype, systemPayload, systemPayload.uiEvent, timestamp, type, uuid, version}
-	// tool_result {backgroundTurn, backgroundTurn.kind, backgroundTurn.startedAt, backgroundTurn.taskId, backgroundTurn.turnId, message, parentUuid, provenance, sessionId, timestamp, toolCallResult, toolCallResult.callId, toolCallResult.status, type, uuid, version}
-	// tool_result {message, parentUuid, provenance, sessionId, timestamp, toolCallResult, toolCallResult.callId, toolCallResult.status, type, uuid, version}
+	// tool_result {backgroundTurn, backgroundTurn.kind, backgroundTurn.startedAt, backgroundTurn.taskId, backgroundTurn.turnId, message, parentUuid, provenance, sessionId, timestamp, toolCallResult, toolCallResult.callId, toolCallResult.executionStatus, toolCallResult.resultDisplay, toolCallResult.status, type, uuid, version}
+	// tool_result {message, parentUuid, provenance, sessionId, timestamp, toolCallResult, toolCallResult.callId, toolCallResult.executionStatus, toolCallResult.resultDisplay, toolCallResult.status, type, uuid, version}
+	// tool_result {message, parentUuid, provenance, sessionId, timestamp, toolCallResult, toolCallResult.callId, toolCallResult.executionStatus, toolCallResult.status, type, uuid, version}
 	// tool_result {message, parentUuid, provenance, sessionId, timestamp, type, uuid, version}
 	// user {daemonPromptId, message, parentUuid, provenance, sessionId, timestamp, type, uuid, version}
 	// user/notification {backgroundTurn, backgroundTurn.kind, backgroundTurn.startedAt, backgroundTurn.taskId, backgroundTurn.turnId, message, parentUuid, provenance, sessionId, subtype, systemPayload, systemPayload.backgroundTask, systemPayload.displayText, timestamp, type, uuid, version}

@@ -134,7 +134,11 @@ func TestReplayJSONSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	// --at stops the stepping; the decision still covers the recording.
-	if d.Decision.Verdict != "unknown" || d.Events != 7 || d.Crash || len(d.Decision.Vetoes) != 1 || d.Decision.Vetoes[0].Guard != "deadline" {
+	// The hand-built recording's answer u-04 carries 0.24.4's version but
+	// neither telemetry nor usage, which the real writer never writes for a
+	// completed answer: call-identity refuses it too (2026-12-01).
+	if d.Decision.Verdict != "unknown" || d.Events != 7 || d.Crash || len(d.Decision.Vetoes) != 2 ||
+		d.Decision.Vetoes[0].Guard != "call-identity" || d.Decision.Vetoes[1].Guard != "deadline" {
 		t.Fatalf("decision %+v", d)
 	}
 }
@@ -236,7 +240,7 @@ func TestReplayBatch(t *testing.T) {
 	// turn; it read completed before (the serve cron-turn gap).
 	want := map[string]int{"completed": 1, "interrupted": 3, "unknown": 2}
 	if sum.Sessions != 6 || sum.Dangling != 6 || !cmp.Equal(sum.Verdicts, want) ||
-		!cmp.Equal(sum.Vetoes, map[string]int{"deadline": 1, "ownership": 1}) || len(sum.Unreadable) != 0 {
+		!cmp.Equal(sum.Vetoes, map[string]int{"call-identity": 1, "deadline": 1, "ownership": 1}) || len(sum.Unreadable) != 0 {
 		t.Fatalf("summary %+v", sum)
 	}
 

@@ -9,6 +9,8 @@ import (
 )
 
 var fuzzSeeds = []string{
+	`{"uuid":"r1","parentUuid":"y2","sessionId":"S","timestamp":"2026-01-01T00:00:02.000Z","type":"tool_result","provenance":"tool_result","cwd":"/w","version":"0.24.4","message":{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"run_shell_command","response":{"error":"Tool \"run_shell_command\" was canceled by the user."}}}]},"toolCallResult":{"callId":"c1","status":"cancelled","executionStatus":"not_started","status":"c\u0061ncelled"}}`,
+	`{"uuid":"r2","parentUuid":"y3","sessionId":"S","timestamp":"2026-01-01T00:00:03.000Z","type":"tool_result","cwd":"/w","toolCallResult":{"callId":"c2","status":7,"executionStatus":"success","resultDisplay":{"status":"x"}}}`,
 	`{"uuid":"y1","parentUuid":"f1","sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z","type":"system","subtype":"ui_telemetry","provenance":"system","cwd":"/w","version":"0.24.4","systemPayload":{"uiEvent":{"event.name":"qwen-code.api_response","event.timestamp":"2026-01-01T00:00:01.000Z","prompt_id":"S########cron1767225650000"}}}`,
 	`{"uuid":"f1","parentUuid":"u1","sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z","type":"system","subtype":"file_history_snapshot","provenance":"system","cwd":"/w","version":"0.24.4","systemPayload":{"snapshots":[{"promptId":"S########1","trackedFileBackups":{}},7,{"promptId":"S########\u0032"}]}}`,
 	`{"uuid":"a1","parentUuid":"y1","sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z","type":"assistant","provenance":"assistant_output","cwd":"/w","version":"0.24.4","model":"m","message":{"role":"model","parts":[{"text":"done"}]},"usageMetadata":{"promptTokenCount":3}}`,

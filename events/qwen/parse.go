@@ -135,7 +135,7 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 			uuid, parent, session, typ, timestamp, subtype, provenance span
 			promptID, daemonPromptID, cwd, delivered, background       span
 			payload, goal, role                                        span
-			version, usage                                             span
+			version, usage, toolResult                                 span
 		}
 		msgKind  jkind
 		partKind jkind
@@ -176,6 +176,8 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 			dst = &f.version
 		case "usageMetadata":
 			dst = &f.usage
+		case "toolCallResult":
+			dst = &f.toolResult
 		case "message":
 			// Decoded in place: the message holds the bulk of the bytes
 			// and must be scanned once. A later duplicate key wins, as in
@@ -258,6 +260,14 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 	}
 	if f.goal.kind == jObject {
 		rec.GoalContext = p.goalContext(b, f.goal)
+	}
+	if f.toolResult.kind == jObject {
+		p.sub(b, f.toolResult, func(s *scanner) {
+			var v [2]span
+			fields(s, []string{"status", "executionStatus"}, v[:])
+			p.setShort(&rec.ToolStatus, p.bytesOf(b, v[0]))
+			p.setShort(&rec.ToolExecStatus, p.bytesOf(b, v[1]))
+		})
 	}
 	if f.payload.kind == jObject && rec.HasSubtype {
 		p.payload(rec, id.subtype, b, f.payload)

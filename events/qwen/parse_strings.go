@@ -108,6 +108,14 @@ func constant(b []byte) string {
 		return "assistant_output"
 	case Version0244:
 		return Version0244
+	case "success":
+		return "success"
+	case "cancelled":
+		return "cancelled"
+	case "not_started":
+		return "not_started"
+	case "error":
+		return "error"
 	}
 	return ""
 }

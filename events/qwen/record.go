@@ -119,6 +119,13 @@ type Record struct {
 	// recordAssistantTurn writes it for a model call whose stream completed;
 	// an aborted call's partial record has none).
 	HasUsage bool
+	// ToolStatus and ToolExecStatus are a tool_result's
+	// toolCallResult.status and .executionStatus ("" when absent or not a
+	// string). Qwen Code 0.24.4 records a call the permission step
+	// cancelled with status "cancelled" and executionStatus "not_started"
+	// (earlyErrorResponse, acpAgent-GQCJ4KZY.js), after which the turn ends
+	// (stopAfterPermissionCancel).
+	ToolStatus, ToolExecStatus string
 	// Telemetry is a ui_telemetry record's uiEvent (nil for other records).
 	Telemetry *Telemetry
 	// SnapshotPromptID is a file_history_snapshot's last snapshot's

@@ -214,6 +214,10 @@ func refRecord(b []byte, start int, opts DecodeOptions) *parsed {
 			r.BackgroundTurn.StartedAt = string(t["startedAt"])
 		}
 	}
+	if tr := o["toolCallResult"]; refKind(tr) == jObject {
+		t := refObject(tr)
+		r.ToolStatus, r.ToolExecStatus = refStr(t["status"]), refStr(t["executionStatus"])
+	}
 	if d := refStr(o["daemonPromptId"]); strings.TrimFunc(d, refIsSpace) != "" {
 		r.DaemonPromptID = d
 	}

@@ -101,7 +101,7 @@ func Tailproof(extra ...guards.Guard[*guards.Evidence]) Rules {
 			Select:    nil, // several dangling prompts are decided at the evidence check (SeveralDangling)
 			Attribute: guards.Attribution,
 			Check:     guards.All(append(check, extra...)...),
-			Classify:  guards.All(guards.CompletionEvidence, guards.ShapeGuess, guards.OwnEvidence, guards.NeverStarted, guards.SettledTurn),
+			Classify:  guards.All(guards.CompletionEvidence, guards.ShapeGuess, guards.OwnEvidence, guards.NeverStarted, guards.SettledTurn, guards.PermissionStop),
 			Commit:    guards.Race,
 		},
 		Identity: true, Dangling: EachOwnEvidence, StrictChain: true,

@@ -216,6 +216,10 @@ func (f *Fold) ownership(i int, rec *qwen.Record, ev events.Event) {
 		o.TurnResult = t.State
 		o.TurnResultCancelledAt, o.TurnResultHasError, o.TurnResultErrorCode = t.HasCancelledAt, t.HasError, t.ErrorCode
 	}
+	if rec.Type == qwen.TypeToolResult && rec.ToolStatus == "cancelled" && rec.ToolExecStatus == "not_started" &&
+		o.TargetIdx >= 0 && o.FollowedBy == "" && f.calls.proof && o.PermissionStop == "" {
+		o.PermissionStop = rec.UUID
+	}
 	if rec.Type != qwen.TypeUser || rec.Subtype != "" {
 		return // notifications, cron, mid-turn messages, goal runtime: not a prompt's opening record
 	}
@@ -224,7 +228,7 @@ func (f *Fold) ownership(i int, rec *qwen.Record, ev events.Event) {
 	}
 	switch {
 	case PromptIdentity(rec) == f.target:
-		o.TargetIdx, o.FollowedBy = i, ""
+		o.TargetIdx, o.FollowedBy, o.PermissionStop = i, "", ""
 	case o.TargetIdx < 0 || o.FollowedBy != "", rec.DaemonPromptID == f.target:
 		// A user record of the target's that does not open its turn (no
 		// message, system provenance) neither identifies nor follows it.
@@ -258,6 +262,9 @@ func (f *Fold) Evidence() Evidence {
 		ev := f.evidence()
 		ev.Ownership.CallIdentity, ev.Ownership.TurnID, ev.Ownership.TurnEndIdx = f.calls.active, f.calls.turnID, -1
 		f.ownCheckpoint(&ev.Ownership)
+		if f.ev.Ownership.TargetIdx >= 0 {
+			ev.Ownership.CallConflict = f.calls.foreign
+		}
 		if o := &ev.Ownership; o.Active && o.TargetIdx < 0 {
 			o.AbsenceBlock = f.absence.result(f)
 			o.Absent = o.AbsenceBlock == ""

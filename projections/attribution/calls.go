@@ -89,6 +89,12 @@ type calls struct {
 	// usage) with no api_response before it — a stream idle for over five
 	// minutes logs none — so whose call it was cannot be told.
 	ambiguous string
+	// foreign: the first call record after a proven 0.24.4 prompt record
+	// that no snapshot followed is provably not the target's (see step).
+	foreign string
+	// seen counts the records after the target's prompt record while no
+	// snapshot has named its turn: its own snapshot is the very next one.
+	seen int
 }
 
 type callStep uint8
@@ -120,13 +126,25 @@ func (c *calls) step(i int, rec *qwen.Record, target string) callStep {
 		return callNone
 	}
 	if !c.active {
+		c.seen++
 		switch {
+		case rec.Type == qwen.TypeSystem && rec.Subtype == qwen.SubtypeFileHistorySnapshot && c.seen > 1:
+			// 0.24.4 records a prompt's snapshot right after its user record
+			// (makeSnapshot follows recordUserMessage with only the
+			// UserPromptSubmit hook between). A later one is another turn's —
+			// a retry or continue turn writes a snapshot and no user record —
+			// after a target that wrote none (a blocked hook, a local slash
+			// command): taken for the target's, it lent the target that
+			// turn's answer (seed 3 scenario 169868, 2026-12-01).
+			c.proof = false
+			c.foreign = "file_history_snapshot " + rec.UUID + " of turn " + rec.SnapshotPromptID + " is not right after the target's 0.24.4 prompt record: another prompt turn's (a retry or continue writes no user record), after a target turn that wrote no snapshot"
 		case rec.Type == qwen.TypeSystem && rec.Subtype == qwen.SubtypeFileHistorySnapshot:
 			if suffix, ok := mainTurn(rec.SnapshotPromptID); ok && digits(suffix) {
 				c.active, c.turnID = true, rec.SnapshotPromptID
 			}
 		case rec.Telemetry != nil, rec.Type == qwen.TypeAssistant, rec.Type == qwen.TypeToolResult, rec.HasBackground:
 			c.proof = false // a call before the snapshot: no call identity for this turn
+			c.foreign = foreignFirstCall(rec)
 		}
 		return callNone
 	}
@@ -181,4 +199,49 @@ func (c *calls) end(i int, hard bool, why string) callStep {
 	}
 	c.endIdx, c.endWhy = i, why
 	return callEnd
+}
+
+// foreignFirstCall says why rec, the first call record after a proven
+// 0.24.4 prompt record with no file_history_snapshot before it, is not the
+// target's ("" when it may be). 0.24.4 writes no snapshot for a turn that
+// makes no model call — a local slash command answered in place, a
+// UserPromptSubmit hook that blocks (#executePromptInner,
+// acpAgent-GQCJ4KZY.js ~7180, ~7240: both return before makeSnapshot) — and
+// when makeSnapshot fails, the turn's calls still carry its own
+// "<sid>########<n>" telemetry. So a partial text record first (no
+// api_response, no usage: an aborted cron turn's), or telemetry naming a
+// cron or notification turn, is not the target's completed answer — it is
+// written after a restart that skipped reconciliation; read as the target's
+// tail it decided the target from another turn's answer (found by the
+// simulator's 0.24.4 model with serve cron turns, 2026-12-01). Assistant
+// records with usage or a function call are left to the old reading: the
+// hand-built 0.24.4 files of testdata/replay (no telemetry at all) keep
+// theirs, and an idle cron stream's answer (usage, no telemetry) stays the
+// residual shape of cron_turn.txt.
+func foreignFirstCall(rec *qwen.Record) string {
+	switch {
+	case rec.Type == qwen.TypeAssistant && !rec.HasUsage && !hasFunctionCall(rec):
+		// A text record without usage and without telemetry is an aborted
+		// or failed stream's partial (a completed stream logs api_response
+		// first): an aborted cron turn's, or the target's own cut answer;
+		// never the target's completed one.
+		return "assistant record " + rec.UUID + " without an api_response or usage before it follows the target's 0.24.4 prompt record, which no snapshot followed: a partial answer (an aborted cron turn's, or the target's own cut one), not the target's completed answer"
+	case rec.Telemetry != nil:
+		if suffix, ok := mainTurn(rec.Telemetry.PromptID); ok && !digits(suffix) {
+			return "telemetry " + rec.UUID + " of turn " + rec.Telemetry.PromptID + " follows the target's 0.24.4 prompt record, which no snapshot followed: another turn's calls, not the target's"
+		}
+	}
+	return ""
+}
+
+func hasFunctionCall(rec *qwen.Record) bool {
+	if rec.Message == nil {
+		return false
+	}
+	for _, p := range rec.Message.Parts {
+		if p.Kind == qwen.PartFunctionCall {
+			return true
+		}
+	}
+	return false
 }

@@ -118,6 +118,13 @@ type Ownership struct {
 	// CallConflict describes a call of the target's own turn after that
 	// turn provably ended ("" when none): the guard call-identity refuses.
 	CallConflict string
+	// PermissionStop is the uuid of a tool_result in the target's own
+	// 0.24.4 turn (its prompt record proves the writer) whose call the
+	// permission step cancelled (toolCallResult status "cancelled",
+	// executionStatus "not_started"): 0.24.4 ends the turn after that batch
+	// (stopAfterPermissionCancel, acpAgent-GQCJ4KZY.js ~7646) with end_turn
+	// and no answer (cancelled when aborted). "" when none.
+	PermissionStop string
 
 	// Checkpoint is the uuid of the target's own turn's branch_checkpoint
 	// ("" when none proves): the target's own 0.24.4 prompt record is on the

@@ -24,6 +24,9 @@ type Step struct {
 	// PromptTokens is the usage the response reports (0: a small number).
 	// /compress is refused unless the last turn reported many tokens.
 	PromptTokens int
+	// Fail, when set, answers with this HTTP status and an OpenAI error
+	// body instead of a stream (a 400 is not retried by the client).
+	Fail int
 }
 
 // Hold is what the mock does with one matching response: it may stop
@@ -326,6 +329,13 @@ func (m *Mock) chat(w http.ResponseWriter, r *http.Request) {
 	m.cond = make(chan struct{})
 	m.mu.Unlock()
 
+	if st.Fail != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(st.Fail)
+		_, _ = io.WriteString(w, `{"error":{"message":"scripted failure","type":"invalid_request_error","param":null,"code":null}}`)
+		m.update(idx, func(e *Exchange) { e.Final, e.Nonce, e.Aborted = false, "", true })
+		return
+	}
 	complete := m.stream(w, r, st, ex.Nonce, hold)
 	m.update(idx, func(e *Exchange) {
 		e.Complete = complete
