@@ -8,8 +8,8 @@ import (
 // fpCounts is the fold's whole-history id counts in fingerprint mode
 // (Options.Fingerprints, ADR 0030 amendment of 2026-12-01 evening): exact
 // counts, keyed by the id's bytes, for the ids seen most recently, and for
-// every older id only 64 bits — its fingerprint and the roles it held —
-// in one flat table. An answer read from the recent counts is exact when
+// every older id only a 32-bit word — 30 bits of its fingerprint and the
+// roles it held — in a flat table of its kind. An answer read from the recent counts is exact when
 // the id's fingerprint is absent from the old table for the role asked
 // about: an old occurrence of the id would have put it there. When it is
 // present (the id did occur before, or another id shares the fingerprint)
@@ -23,7 +23,7 @@ type fpCounts struct {
 	recent map[string]*recentID
 	queue  []string // recent's keys, oldest first (queue[head:])
 	head   int
-	old    fpSet
+	old    [3]fpSet // see role
 	pinned [3]string // the last prompt's id and daemon id, the last attempt's daemon id
 }
 
@@ -42,13 +42,20 @@ type recentID struct {
 	cancelled      bool
 }
 
-const (
-	roleTool uint64 = 1 << (63 - iota)
-	roleTag
-	rolePrompt
-	roleDaemon
-	roleOutcome
-	roleMask = roleTool | roleTag | rolePrompt | roleDaemon | roleOutcome
+// The roles an id can hold. An old id is kept in the table of its kind —
+// tool-call ids, prompt ids (a tag, a prompt hint), daemon ids (a daemon
+// hint, a turn_result) — with one bit per role of that kind.
+type role struct {
+	table int    // index into fpCounts.old
+	bit   uint32 // the role's bit in that table's words
+}
+
+var (
+	roleTool    = role{0, 1 << 31}
+	roleTag     = role{1, 1 << 31}
+	rolePrompt  = role{1, 1 << 30}
+	roleDaemon  = role{2, 1 << 31}
+	roleOutcome = role{2, 1 << 30}
 )
 
 // defaultRecent is how many ids stay exact: a call and its response, a
@@ -110,24 +117,28 @@ func (c *fpCounts) retireOldest() {
 		c.queue = append(c.queue, id)
 	} else {
 		e := c.recent[id]
-		var roles uint64
-		if e.calls != 0 || e.results != 0 {
-			roles |= roleTool
+		var bits [3]uint32
+		for _, r := range []struct {
+			held bool
+			role role
+		}{
+			{e.calls != 0 || e.results != 0, roleTool},
+			{e.tags != 0, roleTag},
+			{e.prompts != 0, rolePrompt},
+			{e.daemons != 0, roleDaemon},
+			{e.outcomes != 0, roleOutcome},
+		} {
+			if r.held {
+				bits[r.role.table] |= r.role.bit
+			}
 		}
-		if e.tags != 0 {
-			roles |= roleTag
-		}
-		if e.prompts != 0 {
-			roles |= rolePrompt
-		}
-		if e.daemons != 0 {
-			roles |= roleDaemon
-		}
-		if e.outcomes != 0 {
-			roles |= roleOutcome
-		}
-		if roles != 0 {
-			c.old.add(c.hash(id), roles)
+		if bits != [3]uint32{} {
+			fp := c.hash(id)
+			for t, b := range bits {
+				if b != 0 {
+					c.old[t].add(fp, b)
+				}
+			}
 		}
 		delete(c.recent, id)
 	}
@@ -139,8 +150,8 @@ func (c *fpCounts) retireOldest() {
 }
 
 // sure reports whether id has no occurrence in role outside the recent set.
-func (c *fpCounts) sure(id string, role uint64) bool {
-	return !c.old.has(c.hash(id), role)
+func (c *fpCounts) sure(id string, r role) bool {
+	return !c.old[r.table].has(c.hash(id), r.bit)
 }
 
 func (c *fpCounts) peek(id string) recentID {
@@ -156,31 +167,39 @@ func (c *fpCounts) clearHistory() {
 	for _, e := range c.recent {
 		e.calls, e.results, e.tags = 0, 0, 0
 	}
-	c.old.clearRoles(roleTool | roleTag)
+	c.old[roleTool.table].clearRoles(roleTool.bit)
+	c.old[roleTag.table].clearRoles(roleTag.bit)
 }
 
-// fpSet is an open-addressing table of fingerprints with role bits: each
-// word is the roles in its top five bits and the fingerprint's other bits
-// below (never zero, the empty mark). Linear probing, grown at 3/4.
+// fpSet is an open-addressing table of 32-bit words: a role bit or two in
+// the top two bits and 30 bits of the fingerprint below (never zero, the
+// empty mark). Linear probing, grown at 3/4. 30 bits make a false
+// "present" about n/2^30 a question (3·10^-4 for the 350,000 ids of a kind
+// in 1 GiB of short turns): a second walk, never a wrong answer.
 type fpSet struct {
-	words []uint64
+	words []uint32
 	n     int
 }
 
-func fpWord(fp uint64) uint64 {
-	w := fp &^ roleMask
+const fpRoleBits = uint32(3 << 30)
+
+func fpWord(fp uint64) uint32 {
+	w := uint32(fp>>34) &^ fpRoleBits // the top 30 bits
+	if w == 0 {
+		w = uint32(fp) &^ fpRoleBits // a weak (injected) hash lives in the low bits
+	}
 	if w == 0 {
 		w = 1
 	}
 	return w
 }
 
-func (s *fpSet) slot(w uint64) int {
+func (s *fpSet) slot(w uint32) int {
 	// Fibonacci hashing spreads a weak (injected) fingerprint over the table.
-	return int((w * 0x9E3779B97F4A7C15) >> 32 & uint64(len(s.words)-1))
+	return int((uint64(w) * 0x9E3779B97F4A7C15) >> 32 & uint64(len(s.words)-1))
 }
 
-func (s *fpSet) has(fp uint64, role uint64) bool {
+func (s *fpSet) has(fp uint64, bit uint32) bool {
 	if s.n == 0 {
 		return false
 	}
@@ -189,25 +208,28 @@ func (s *fpSet) has(fp uint64, role uint64) bool {
 		switch x := s.words[i]; {
 		case x == 0:
 			return false
-		case x&^roleMask == w:
-			return x&role != 0
+		case x&^fpRoleBits == w:
+			return x&bit != 0
 		}
 	}
 }
 
-func (s *fpSet) add(fp, roles uint64) {
+func (s *fpSet) add(fp uint64, bits uint32) {
+	s.addWord(fpWord(fp), bits)
+}
+
+func (s *fpSet) addWord(w, bits uint32) {
 	if (s.n+1)*4 > len(s.words)*3 {
 		s.grow()
 	}
-	w := fpWord(fp)
 	for i := s.slot(w); ; i = (i + 1) & (len(s.words) - 1) {
 		switch x := s.words[i]; {
 		case x == 0:
-			s.words[i] = w | roles
+			s.words[i] = w | bits
 			s.n++
 			return
-		case x&^roleMask == w:
-			s.words[i] = x | roles
+		case x&^fpRoleBits == w:
+			s.words[i] = x | bits
 			return
 		}
 	}
@@ -215,21 +237,21 @@ func (s *fpSet) add(fp, roles uint64) {
 
 func (s *fpSet) grow() {
 	old := s.words
-	s.words = make([]uint64, max(1024, 2*len(old)))
+	s.words = make([]uint32, max(1024, 2*len(old)))
 	s.n = 0
 	for _, x := range old {
 		if x != 0 {
-			s.add(x&^roleMask, x&roleMask)
+			s.addWord(x&^fpRoleBits, x&fpRoleBits)
 		}
 	}
 }
 
-func (s *fpSet) clearRoles(roles uint64) {
+func (s *fpSet) clearRoles(bits uint32) {
 	for i, x := range s.words {
 		if x != 0 {
 			// The word stays (its fingerprint holds its place in the probe
 			// sequence) with fewer roles.
-			s.words[i] = x &^ roles
+			s.words[i] = x &^ bits
 		}
 	}
 }
