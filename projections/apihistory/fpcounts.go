@@ -23,7 +23,7 @@ type fpCounts struct {
 	recent map[string]*recentID
 	queue  []string // recent's keys, oldest first (queue[head:])
 	head   int
-	old    [3]fpSet // see role
+	old    [3]fpSet  // see role
 	pinned [3]string // the last prompt's id and daemon id, the last attempt's daemon id
 }
 
