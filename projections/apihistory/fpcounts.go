@@ -73,7 +73,9 @@ func newFPCounts(hash func(string) uint64, limit int) *fpCounts {
 		limit = defaultRecent
 	}
 	limit = max(limit, 4)
-	return &fpCounts{hash: hash, limit: limit, recent: make(map[string]*recentID, limit+1)}
+	// Not presized: most sessions are far shorter than limit ids, and the
+	// simulator starts a fold per scenario.
+	return &fpCounts{hash: hash, limit: limit, recent: map[string]*recentID{}}
 }
 
 // at returns id's recent entry, creating it (the key cloned: a record's
