@@ -366,7 +366,7 @@ func (c *Core) Target() string {
 func (c *Core) TurnResult(id string) string { return c.turnResults[id] }
 
 // Fingerprints makes the next StartChain's api-history fold count old ids
-// by fingerprints (apihistory.Options.Fingerprints: ~11 bytes an id instead
+// by fingerprints (apihistory.Options.Fingerprints: ~6 bytes an id instead
 // of ~60). A caller that turns it on must check WalkExact after the walk
 // and, when it is false, turn it off and walk the chain again: the first
 // walk's answers are then unproven and the decision must not use them.

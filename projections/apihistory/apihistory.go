@@ -33,7 +33,8 @@ type Options struct {
 	// whole history).
 	Unbounded bool
 	// Fingerprints counts the ids of all but the most recent few thousand
-	// by 64-bit fingerprints (about 11 bytes an id instead of ~60): the
+	// by 32-bit fingerprint words (about 6 bytes an id and kind instead of
+	// ~60): the
 	// fold then reports through Exact whether its answers are proven, and
 	// a caller that sets it must walk again without it when they are not.
 	// Ignored with StripThoughts.
