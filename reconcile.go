@@ -201,8 +201,20 @@ type chainFeed interface {
 // feedTranscript walks the transcript into the core for a reconciliation:
 // a transcript that cannot be indexed is evidence (missing or unreadable),
 // not an error.
+//
+// The first walk counts the api history's old ids by fingerprints (a few
+// bytes an id: what keeps 1 GiB of short turns near the memory bound, ADR
+// 0030); when the fold cannot prove an answer from them — an id that
+// occurred long before, or a shared fingerprint — the chain is walked again
+// with the exact fold, so a fingerprint can cost time, never a verdict.
 func feedTranscript(ctx context.Context, store adapters.TranscriptStore, sid string, maxLine int, core *reconcile.Core) {
-	chain, lerr, werr := walkTranscript(ctx, store, sid, qwen.LoadOptions{MaxLineBytes: maxLine}, core)
+	opts := qwen.LoadOptions{MaxLineBytes: maxLine}
+	core.Fingerprints(true)
+	chain, lerr, werr := walkTranscript(ctx, store, sid, opts, core)
+	if lerr == nil && !core.WalkExact() {
+		core.Fingerprints(false)
+		chain, lerr, werr = walkTranscript(ctx, store, sid, opts, core)
+	}
 	if lerr != nil {
 		core.ChainUnavailable(lerr, errors.Is(lerr, adapters.ErrNotFound))
 		return

@@ -112,7 +112,8 @@ type Core struct {
 	// wrote: the ledger shows the transcript held records once — an
 	// admission with a tailUuid, or a terminal other than interrupted (a
 	// settled turn wrote at least its prompt record).
-	wrote bool
+	wrote        bool
+	fingerprints bool // the api-history fold counts old ids by fingerprints
 
 	ready   Ready
 	readied bool // Ready ran: the machines have stepped
@@ -217,7 +218,7 @@ func allows(g guards.Guard[*guards.Evidence], ev *guards.Evidence) bool {
 // reader that finds the chain is not what it streamed calls it again and
 // walks from the start.
 func (c *Core) StartChain() {
-	c.acc = apihistory.New(apihistory.Options{})
+	c.acc = apihistory.New(apihistory.Options{Fingerprints: c.fingerprints})
 	c.lastIdentified = ""
 	c.turnResults = map[string]string{}
 	for _, cd := range c.cands {
@@ -382,6 +383,18 @@ func (c *Core) Target() string {
 // TurnResult is the state of the last system/turn_result naming prompt id
 // on the chain ("" when none).
 func (c *Core) TurnResult(id string) string { return c.turnResults[id] }
+
+// Fingerprints makes the next StartChain's api-history fold count old ids
+// by fingerprints (apihistory.Options.Fingerprints: ~6 bytes an id instead
+// of ~60). A caller that turns it on must check WalkExact after the walk
+// and, when it is false, turn it off and walk the chain again: the first
+// walk's answers are then unproven and the decision must not use them.
+func (c *Core) Fingerprints(on bool) { c.fingerprints = on }
+
+// WalkExact reports whether the walk's api-history answers are proven (see
+// Fingerprints); always true for a walk without fingerprints or without a
+// fold. Call it after the last AddChainEvent, before EndChain.
+func (c *Core) WalkExact() bool { return c.acc == nil || c.acc.Exact() }
 
 // History is the API history folded from the walk (zero before it).
 func (c *Core) History() apihistory.Result {

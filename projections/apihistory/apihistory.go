@@ -32,6 +32,13 @@ type Options struct {
 	// Unbounded keeps every entry (tests, small inputs, tools that print the
 	// whole history).
 	Unbounded bool
+	// Fingerprints counts the ids of all but the most recent few thousand
+	// by 32-bit fingerprint words (about 6 bytes an id and kind instead of
+	// ~60): the
+	// fold then reports through Exact whether its answers are proven, and
+	// a caller that sets it must walk again without it when they are not.
+	// Ignored with StripThoughts.
+	Fingerprints bool
 }
 
 // Result is the projection after the records added so far.
@@ -92,6 +99,9 @@ type Fold struct {
 	attempt  attemptHint
 	daemons  map[idKey]int32 // non-result hints per daemonPromptId
 	outcomes map[idKey]resultHint
+
+	fp      *fpCounts // fingerprint mode: replaces ids, tags and the hint maps
+	inexact bool      // fingerprint mode gave an answer it could not prove
 }
 
 // New returns an empty fold.
@@ -100,7 +110,7 @@ func New(opts Options) *Fold {
 	if k <= 0 {
 		k = DefaultKeep
 	}
-	return &Fold{
+	f := &Fold{
 		opts:      opts,
 		keep:      k,
 		ids:       map[idKey]idCount{},
@@ -111,6 +121,10 @@ func New(opts Options) *Fold {
 		daemons:   map[idKey]int32{},
 		outcomes:  map[idKey]resultHint{},
 	}
+	if opts.Fingerprints && !opts.StripThoughts {
+		f.fp = newFPCounts(nil, 0)
+	}
+	return f
 }
 
 // Build folds a whole record sequence without a bound and returns the full
@@ -278,6 +292,9 @@ func (f *Fold) compress(rec *qwen.Record, ev events.Event) {
 	f.keptInWin, f.evictedLen = 0, 0
 	f.evictedPromptFound, f.evictedPromptID = false, ""
 	f.shapeRun, f.flagRun = 0, 0
+	if f.fp != nil {
+		f.fp.clearHistory()
+	}
 	clear(f.ids)
 	clear(f.idsShown)
 	clear(f.tags)

@@ -1,6 +1,7 @@
 package apihistory_test
 
 import (
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -45,6 +46,7 @@ func BenchmarkFold(b *testing.B) {
 		opts apihistory.Options
 	}{
 		{"bounded", apihistory.Options{}},
+		{"bounded-fingerprints", apihistory.Options{Fingerprints: true}},
 		{"bounded-strip", apihistory.Options{StripThoughts: true}},
 		{"unbounded", apihistory.Options{Unbounded: true}},
 	} {
@@ -60,6 +62,25 @@ func BenchmarkFold(b *testing.B) {
 				_ = f.Result()
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/record")
+			b.ReportMetric(liveBytes(b, evs, bc.opts), "live-B")
 		})
 	}
+}
+
+// liveBytes is the heap a fold of evs retains (the records themselves
+// excluded): what the whole-history id counts cost.
+func liveBytes(b *testing.B, evs []events.Event, opts apihistory.Options) float64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f := apihistory.New(opts)
+	for _, ev := range evs {
+		if err := f.Add(ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(f)
+	return float64(after.HeapAlloc) - float64(before.HeapAlloc)
 }

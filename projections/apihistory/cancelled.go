@@ -34,6 +34,8 @@ type attemptHint struct {
 func (f *Fold) hint(rec *qwen.Record) {
 	idx := f.records
 	switch {
+	case rec.Type == qwen.TypeUser && !rec.HasSubtype && f.fp != nil:
+		f.fpPrompt(rec, idx)
 	case rec.Type == qwen.TypeUser && !rec.HasSubtype:
 		if rec.PromptID != "" {
 			k := keyOf(rec.PromptID)
@@ -50,12 +52,18 @@ func (f *Fold) hint(rec *qwen.Record) {
 		// The attempt's strings are cloned: they are kept past the record,
 		// whose strings share one allocation (events/qwen).
 		f.attempt = attemptHint{ok: true, idx: idx, promptID: strings.Clone(rec.PromptID), daemon: strings.Clone(rec.DaemonPromptID)}
-		if rec.DaemonPromptID != "" {
+		if f.fp != nil {
+			f.fpAttempt(rec)
+		} else if rec.DaemonPromptID != "" {
 			f.daemons[keyOf(rec.DaemonPromptID)]++
 		}
 	case rec.Type == qwen.TypeSystem && rec.Subtype == qwen.SubtypeTurnResult:
 		t := rec.TurnResult
 		if !validTurnResult(t) {
+			return
+		}
+		if f.fp != nil {
+			f.fpOutcome(t, idx)
 			return
 		}
 		k := keyOf(t.PromptID)
@@ -108,6 +116,9 @@ func (f *Fold) cancelledLastTurn(tail []Entry) bool {
 	}
 	if !found && f.evictedPromptFound {
 		pid = f.evictedPromptID
+	}
+	if pid != "" && f.fp != nil {
+		return f.fpCancelled(pid)
 	}
 	if pid == "" || f.tags[keyOf(pid)] != 1 {
 		return false

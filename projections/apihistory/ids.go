@@ -28,6 +28,9 @@ func keyOf(id string) idKey {
 
 // unique is hasUniqueToolResult over the whole current history.
 func (f *Fold) unique(id string) bool {
+	if f.fp != nil {
+		return id != "" && f.fpUnique(id)
+	}
 	c := f.ids[keyOf(id)]
 	return id != "" && c.calls == 1 && c.results == 1
 }
@@ -63,12 +66,18 @@ func (f *Fold) account(e *Entry, sign int32) {
 		if !p.HasID || p.ID == "" || (p.Kind != qwen.PartFunctionCall && p.Kind != qwen.PartFunctionResponse) {
 			continue
 		}
+		if f.fp != nil {
+			f.fpCount(p, sign)
+			continue
+		}
 		count(f.ids, p, sign)
 		if f.opts.StripThoughts && !p.Thought {
 			count(f.idsShown, p, sign)
 		}
 	}
-	if e.PromptID != "" && f.kept(e) {
+	if e.PromptID != "" && f.kept(e) && f.fp != nil {
+		f.fpTag(e.PromptID, sign)
+	} else if e.PromptID != "" && f.kept(e) {
 		k := keyOf(e.PromptID)
 		f.tags[k] += sign
 		if f.tags[k] == 0 {

@@ -63,7 +63,7 @@ type topTerm struct {
 // (they are asked once per candidate).
 type View struct {
 	index    ids    // prompt id -> first-appearance order, exact (ids.go)
-	facts    []fact         // by order
+	facts    []fact // by order
 	open     map[string]*open
 	count    int
 	recent   []ledger.Record // ring of the last RecentTerminalsLimit terminals
