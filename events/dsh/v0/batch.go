@@ -67,10 +67,18 @@ func (b *Batch) CompressedBytes() int { return len(b.comp) }
 // Read empties b and fills it from fr with consecutive frames until it holds
 // at least maxBytes compressed bytes or maxFrames frames, or the file ends,
 // tears or fails (the last step then says so); it reports whether that
-// happened, after which fr has nothing more to give. With maxFrames 1 the
-// batch's bytes are fr's buffer, valid until fr's next call (the inline
-// reader decodes them before then); otherwise they are copied.
+// happened, after which fr has nothing more to give. The bytes are copied:
+// fr may read on while b is decoded elsewhere.
 func (b *Batch) Read(fr *FrameReader, maxBytes, maxFrames int) (last bool) {
+	return b.read(fr, maxBytes, maxFrames, false)
+}
+
+// ReadOne is Read of a single frame whose bytes stay fr's buffer, valid only
+// until fr's next call: for a reader that decodes each batch before reading
+// the next (Scan).
+func (b *Batch) ReadOne(fr *FrameReader) (last bool) { return b.read(fr, 0, 1, true) }
+
+func (b *Batch) read(fr *FrameReader, maxBytes, maxFrames int, alias bool) (last bool) {
 	b.frames, b.comp, b.plain, b.lines, b.recs = b.frames[:0], b.comp[:0], b.plain[:0], b.lines[:0], b.recs[:0]
 	for len(b.frames) < max(maxFrames, 1) && (len(b.frames) == 0 || len(b.comp) < maxBytes) {
 		f, err := fr.Next()
@@ -81,7 +89,7 @@ func (b *Batch) Read(fr *FrameReader, maxBytes, maxFrames int) (last bool) {
 			bf.index, bf.offset, bf.torn, bf.err, data = torn.Index, torn.Offset, true, nil, torn.Bytes
 		}
 		c0 := len(b.comp)
-		if maxFrames == 1 {
+		if alias {
 			b.comp = data
 		} else {
 			b.comp = append(b.comp, data...)
@@ -112,7 +120,7 @@ func (b *Batch) Decode(d *FrameDecoder, p *Parser) {
 		if f.torn {
 			b.plain = append(b.plain, d.DecodePrefix(&TornFrame{Index: f.index, Offset: f.offset, Bytes: comp})...)
 		} else {
-			b.plain, f.err = d.Decode(b.plain, Frame{Index: f.index, Offset: f.offset, Bytes: comp})
+			b.plain, f.err = decodeAfter(d, b.plain, Frame{Index: f.index, Offset: f.offset, Bytes: comp})
 		}
 		f.plain = [2]int{p0, len(b.plain)}
 		l0 := len(b.lines)
@@ -122,6 +130,24 @@ func (b *Batch) Decode(d *FrameDecoder, p *Parser) {
 		}
 		f.lines = [2]int{l0, len(b.lines)}
 	}
+}
+
+// decodeAfter appends fr's plaintext to dst as Decode would with an empty
+// dst. klauspost's DecodeAll takes what dst holds as the frame's history, so
+// a damaged frame decoded after others could reach into their plaintext
+// (and fail differently, or not at the same point) where the inline reader
+// sees none: each frame is decoded on its own, into dst's spare capacity
+// when it fits.
+func decodeAfter(d *FrameDecoder, dst []byte, fr Frame) ([]byte, error) {
+	n := len(dst)
+	out, err := d.Decode(dst[n:n], fr)
+	if err != nil {
+		return dst, err
+	}
+	if len(out) > 0 && (cap(dst)-n < len(out) || &dst[:n+1][n] != &out[0]) {
+		return append(dst, out...), nil // the decoder had to grow its own buffer
+	}
+	return dst[:n+len(out)], nil
 }
 
 // preparse parses every complete line of plain as lineScanner.consume would

@@ -260,7 +260,7 @@ func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, erro
 	z := NewZstdScanner(opts, visit)
 	var b Batch
 	for {
-		b.Read(fr, 0, 1)
+		b.ReadOne(fr)
 		b.Decode(dec, nil)
 		if done, err := z.Apply(&b); done || err != nil {
 			return z.Result(), err
