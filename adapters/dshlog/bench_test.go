@@ -3,6 +3,7 @@ package dshlog_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -14,6 +15,11 @@ import (
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/events/dsh"
+	v0 "github.com/tailproof/tailproof/events/dsh/v0"
+	"github.com/tailproof/tailproof/events/dsh/v0/v0test"
+	"github.com/tailproof/tailproof/simulations/bench/shape"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // dshBenchLog is a long session: 2,000 turns of chunks, a tool call with a
@@ -211,6 +217,54 @@ func BenchmarkDSHSessionCycle(b *testing.B) {
 					b.Fatalf("unexpected repair: first %+v, second %+v", first.Repair, second.Repair)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkReadVsZstdV0 is events/dsh/v0's BenchmarkReadVsZstd with the
+// adapter's read beside it (ADR 0037): per pass, Go's zstd decoder alone
+// (concurrency 1, to io.Discard), the inline reader (v0.Scan) and ScanV0
+// (workers when GOMAXPROCS > 1), back to back on the same log so all three
+// see the same load, in an order that rotates from pass to pass. zstd/<reader>-cpu and zstd/<reader>-wall are each
+// reader's speed as a fraction of zstd's from process CPU time and from
+// wall time; the issue 18 target is 0.8. Run:
+//
+//	go test -run='^$' -bench=ReadVsZstdV0 -benchtime=8x -cpu 1,2 ./adapters/dshlog
+func BenchmarkReadVsZstdV0(b *testing.B) {
+	for _, name := range []string{"chunks", "packed", "tools"} {
+		data, plain := v0test.Log(name, 2000)
+		b.Run(name, func(b *testing.B) {
+			var cpu, wall [3]float64
+			none := func(v0.Record) error { return nil }
+			steps := [3]func() error{
+				func() error {
+					d, _ := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1))
+					defer d.Close()
+					_, err := io.Copy(io.Discard, d)
+					return err
+				},
+				func() error { _, err := v0.Scan(bytes.NewReader(data), v0.Zstd, v0.Options{}, none); return err },
+				func() error { _, err := dshlog.ScanV0(bytes.NewReader(data), v0.Zstd, v0.Options{}, none); return err },
+			}
+			for pass := 0; b.Loop(); pass++ {
+				for i := range steps { // the order rotates: no reader always runs after another's garbage
+					k := (pass + i) % len(steps)
+					step := steps[k]
+					c0, w0 := shape.CPUSeconds(), time.Now()
+					if err := step(); err != nil {
+						b.Fatal(err)
+					}
+					cpu[k] += shape.CPUSeconds() - c0
+					wall[k] += time.Since(w0).Seconds()
+				}
+			}
+			mb := float64(plain) * float64(b.N) / 1e6
+			b.ReportMetric(mb/wall[0], "zstd-MB/s")
+			b.ReportMetric(mb/wall[2], "par-MB/s")
+			b.ReportMetric(cpu[0]/cpu[1], "zstd/inline-cpu")
+			b.ReportMetric(wall[0]/wall[1], "zstd/inline-wall")
+			b.ReportMetric(cpu[0]/cpu[2], "zstd/par-cpu")
+			b.ReportMetric(wall[0]/wall[2], "zstd/par-wall")
 		})
 	}
 }

@@ -2,83 +2,21 @@ package v0_test
 
 import (
 	"bytes"
-	"fmt"
 	"io"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
 
 	v0 "github.com/tailproof/tailproof/events/dsh/v0"
+	"github.com/tailproof/tailproof/events/dsh/v0/v0test"
 	"github.com/tailproof/tailproof/projections/dshrecovery"
 	"github.com/tailproof/tailproof/simulations/bench/shape"
 )
 
-// benchLog builds a compressed v0 log of turns in the package's shapes, one
-// frame per checkpoint batch as the backend writes them. shape "chunks" is an
-// unpacked log (one assistant/chunk per line, packChunks: false), "packed"
-// the same stream packed into rows, "tools" few chunks and large tool results.
-func benchLog(b *testing.B, shape string, turns int) (compressed []byte, plain int) {
-	w, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(true), zstd.WithEncoderLevel(zstd.SpeedDefault))
-	hdr := header + "\n"
-	out := w.EncodeAll([]byte(hdr), nil)
-	plain = len(hdr)
-	seq := 0
-	line := func(sb *strings.Builder, format string, args ...any) {
-		fmt.Fprintf(sb, format, args...)
-		sb.WriteByte('\n')
-	}
-	flush := func(sb *strings.Builder) {
-		out = w.EncodeAll([]byte(sb.String()), out)
-		plain += sb.Len()
-		sb.Reset()
-	}
-	var sb strings.Builder
-	for turn := 1; turn <= turns; turn++ {
-		line(&sb, `{"type":"turn/start","seq":%d,"time":%d,"data":{"turn":%d}}`, seq, 1781000000000+seq, turn)
-		seq++
-		line(&sb, `{"type":"step/start","seq":%d,"time":%d,"data":{"turn":%d,"step":1}}`, seq, 1781000000000+seq, turn)
-		seq++
-		flush(&sb)
-		deltas := 200
-		if shape == "tools" {
-			deltas = 5
-		}
-		if shape == "packed" {
-			var texts, dts []string
-			for i := 0; i < deltas; i++ {
-				texts = append(texts, fmt.Sprintf(`"tok%d "`, i))
-				if i > 0 {
-					dts = append(dts, "3")
-				}
-			}
-			line(&sb, `{"type":"text-chunks","seq0":%d,"time0":%d,"data":{"turn":%d,"step":1,"index":0,"dt":[%s],"texts":[%s]}}`, seq, 1781000000000+seq, turn, strings.Join(dts, ","), strings.Join(texts, ","))
-			seq += deltas
-		} else {
-			for i := 0; i < deltas; i++ {
-				line(&sb, `{"type":"assistant/chunk","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"chunk":{"type":"text-delta","index":0,"text":"tok%d "}}}`, seq, 1781000000000+seq, turn, i)
-				seq++
-			}
-		}
-		line(&sb, `{"type":"assistant/message","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"message":{"id":"a%d","role":"assistant","content":[{"type":"tool-call","id":"c%d","name":"bash","arguments":"{\"command\":\"ls\"}"}],"source":{"kind":"model","provider":"p","model":"m"}}},"surfaceOp":"append"}`, seq, 1781000000000+seq, turn, turn, turn)
-		seq++
-		line(&sb, `{"type":"tool/call","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"callId":"c%d","name":"bash","arguments":"{\"command\":\"ls\"}"}}`, seq, 1781000000000+seq, turn, turn)
-		seq++
-		flush(&sb)
-		result := "README.md\\nsrc\\n"
-		if shape == "tools" {
-			result = strings.Repeat("drwxr-xr-x  2 me me 4096 Dec  1 09:00 some-directory-name\\n", 150)
-		}
-		line(&sb, `{"type":"tool/result","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"message":{"id":"r%d","role":"user","content":[{"type":"tool-result","toolCallId":"c%d","content":[{"type":"text","text":"%s"}]}],"source":{"kind":"tool","callId":"c%d"}}},"surfaceOp":"append","sourceEventSeqs":[%d]}`, seq, 1781000000000+seq, turn, turn, turn, result, turn, seq-1)
-		seq++
-		line(&sb, `{"type":"step/end","seq":%d,"time":%d,"data":{"turn":%d,"step":1}}`, seq, 1781000000000+seq, turn)
-		seq++
-		line(&sb, `{"type":"turn/end","seq":%d,"time":%d,"data":{"turn":%d,"reason":{"kind":"completed"}}}`, seq, 1781000000000+seq, turn)
-		seq++
-		flush(&sb)
-	}
-	return out, plain
+// benchLog is v0test.Log: a compressed log of turns in the benchmark shapes.
+func benchLog(_ *testing.B, shape string, turns int) (compressed []byte, plain int) {
+	return v0test.Log(shape, turns)
 }
 
 // BenchmarkZstdDecode compares, on the same compressed logs, Go's zstd

@@ -236,6 +236,14 @@ func (d *FrameDecoder) Close() { d.d.Close() }
 func (d *FrameDecoder) Decode(dst []byte, fr Frame) ([]byte, error) {
 	out, err := d.d.DecodeAll(fr.Bytes, dst)
 	if err != nil {
+		// klauspost's DecodeAll takes another path when dst has room for
+		// the frame, and a damaged frame fails there with another reason
+		// (an "unexpected EOF" for a "match offset bigger than current
+		// history"). The reason reported is the one of a decode into an
+		// empty buffer, so it never depends on what was decoded before.
+		if _, err2 := d.d.DecodeAll(fr.Bytes, nil); err2 != nil {
+			err = err2
+		}
 		return dst, fmt.Errorf("v0: %w: frame %d at byte %d failed validation: %v", events.ErrCorrupt, fr.Index, fr.Offset, err)
 	}
 	return out, nil

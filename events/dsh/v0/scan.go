@@ -142,7 +142,12 @@ func (s *lineScanner) consume(line []byte, lineStart, end int64) error {
 	} else {
 		s.recs, err = s.parser.ParseLine(s.recs[:0], line)
 	}
-	recs := s.recs
+	return s.apply(line, lineStart, end, s.recs, err)
+}
+
+// apply is the in-order rest of consume for a line already parsed into
+// recs (or err): by consume, or ahead of time by Batch.Decode.
+func (s *lineScanner) apply(line []byte, lineStart, end int64, recs []Record, err error) error {
 	if errors.Is(err, ErrNullRecord) {
 		return fmt.Errorf("v0: %s: %w: a null storage record", s.where(lineStart), events.ErrCorrupt)
 	}
@@ -249,78 +254,16 @@ func scanRaw(r io.Reader, opts Options, visit func(Record) error) (Result, error
 }
 
 func scanZstd(r io.Reader, opts Options, visit func(Record) error) (Result, error) {
-	res := Result{Cut: -1}
-	maxLine := opts.MaxLineBytes
-	if maxLine <= 0 {
-		maxLine = events.DefaultMaxLineBytes
-	}
 	fr := NewFrameReader(r, opts.MaxFrameBytes)
 	dec := NewFrameDecoder(opts.MaxFrameBytes)
 	defer dec.Close()
-	var (
-		plain     []byte
-		cur       Frame
-		frameBase int64 // plaintext offset where the current frame starts
-	)
-	s := &lineScanner{visit: visit, maxLine: maxLine}
-	s.where = func(at int64) string {
-		return fmt.Sprintf("frame %d (byte %d), line %d at offset %d of the frame", cur.Index, cur.Offset, s.line+1, at-frameBase)
-	}
+	z := NewZstdScanner(opts, visit)
+	var b Batch
 	for {
-		f, err := fr.Next()
-		res.Size = fr.Offset()
-		if err == io.EOF {
-			break
-		}
-		var torn *TornFrame
-		if errors.As(err, &torn) {
-			if res.Frames == 0 {
-				return res, fmt.Errorf("v0: %w: empty or header-less Zstandard session log (the header frame is incomplete)", events.ErrCorrupt)
-			}
-			if s.commit != s.input {
-				return res, fmt.Errorf("v0: frame %d: %w: %v", res.Frames-1, events.ErrCorrupt, errTornRecord)
-			}
-			cur, frameBase = Frame{Index: torn.Index, Offset: torn.Offset}, s.input
-			s.salvage = true
-			if werr := s.write(dec.DecodePrefix(torn)); werr != nil {
-				return res, werr
-			}
-			res.Cut = torn.Offset
-			res.Salvaged, res.SalvagedEvents = s.salvaged, s.salvN
-			break
-		}
-		if err != nil {
-			return res, err
-		}
-		cur = f
-		plain, err = dec.Decode(plain[:0], f)
-		if err != nil {
-			return res, err
-		}
-		if res.Frames == 0 {
-			if len(plain) == 0 || bytes.IndexByte(plain, '\n') != len(plain)-1 {
-				return res, fmt.Errorf("v0: frame 0: %w: first frame is not exactly one header line", events.ErrCorrupt)
-			}
-			h, herr := ParseHeader(plain[:len(plain)-1])
-			if herr != nil {
-				return res, fmt.Errorf("%w (frame 0)", herr)
-			}
-			res.Header = h
-			res.Frames++
-			continue
-		}
-		res.Frames++
-		frameBase = s.input
-		if werr := s.write(plain); werr != nil {
-			return res, werr
+		b.ReadOne(fr)
+		b.Decode(dec, nil)
+		if done, err := z.Apply(&b); done || err != nil {
+			return z.Result(), err
 		}
 	}
-	if res.Frames == 0 {
-		return res, fmt.Errorf("v0: %w: empty or header-less Zstandard session log", events.ErrCorrupt)
-	}
-	if res.Cut < 0 && s.commit != s.input {
-		return res, fmt.Errorf("v0: frame %d: %w: %v", res.Frames-1, events.ErrCorrupt, errTornRecord)
-	}
-	res.Events = s.n
-	return res, nil
 }

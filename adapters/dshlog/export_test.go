@@ -1,0 +1,16 @@
+package dshlog
+
+import (
+	"io"
+
+	v0 "github.com/tailproof/tailproof/events/dsh/v0"
+)
+
+// ScanV0Parallel is the parallel read with its bounds given: workers,
+// batches in flight, compressed bytes and frames per batch.
+func ScanV0Parallel(r io.Reader, opts v0.Options, visit func(v0.Record) error, workers, inFlight, bytes, frames int) (v0.Result, error) {
+	return scanV0Parallel(r, opts, visit, parallelLimits{workers, inFlight, bytes, frames})
+}
+
+// BatchesInFlight, BatchBytes are the production bounds.
+const BatchesInFlight, BatchBytes = batchesInFlight, batchBytes

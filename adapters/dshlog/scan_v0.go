@@ -1,0 +1,119 @@
+package dshlog
+
+import (
+	"io"
+	"runtime"
+	"sync"
+
+	v0 "github.com/tailproof/tailproof/events/dsh/v0"
+)
+
+// Bounds of the parallel v0 read: batches in flight (being read, decoded or
+// applied), the compressed bytes and frames one batch gathers, and the most
+// workers. dsh writes a frame per 200 ms append batch, often a few hundred
+// bytes, so a hand-over per frame would cost more than decoding it. A
+// batch's memory is its compressed bytes, their plaintext and one Record per
+// event (plus at most one frame of v0.Options.MaxFrameBytes beyond
+// batchBytes), so a read holds at most batchesInFlight of them.
+const (
+	batchesInFlight = 6
+	batchBytes      = 16 << 10
+	batchFrames     = 256
+	maxWorkers      = 4
+)
+
+// ScanV0 reads a dsh v0 log exactly as v0.Scan does — the same visits in the
+// same order, the same Result, the same error at the same position — and,
+// for a compressed log with more than one processor (GOMAXPROCS), decodes
+// and parses batches of frames on worker goroutines while this goroutine
+// applies them strictly in file order (v0.ZstdScanner; ADR 0037). Every
+// goroutine it starts has stopped reading r when it returns.
+func ScanV0(r io.Reader, enc v0.Encoding, opts v0.Options, visit func(v0.Record) error) (v0.Result, error) {
+	workers := min(runtime.GOMAXPROCS(0), maxWorkers)
+	if enc == v0.Raw || workers < 2 {
+		return v0.Scan(r, enc, opts, visit)
+	}
+	return scanV0Parallel(r, opts, visit, parallelLimits{workers, batchesInFlight, batchBytes, batchFrames})
+}
+
+// parallelLimits are the bounds of one parallel read (tests shrink them to
+// cross many batch boundaries on small logs).
+type parallelLimits struct{ workers, inFlight, bytes, frames int }
+
+// batch is one unit of work: filled by the splitter, decoded by a worker,
+// applied by the scanner, then back to the pool.
+type batch struct {
+	b    v0.Batch
+	done chan struct{} // one value once decoded
+}
+
+func scanV0Parallel(r io.Reader, opts v0.Options, visit func(v0.Record) error, lim parallelLimits) (v0.Result, error) {
+	var (
+		pool  = make(chan *batch, lim.inFlight)
+		order = make(chan *batch, lim.inFlight) // file order, for the scanner
+		work  = make(chan *batch, lim.inFlight) // any order, for the workers
+		stop  = make(chan struct{})
+		wg    sync.WaitGroup
+	)
+	for range lim.inFlight {
+		pool <- &batch{done: make(chan struct{}, 1)}
+	}
+	// send delivers j on c unless the read is being stopped.
+	send := func(c chan *batch, j *batch) bool {
+		select {
+		case c <- j:
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	wg.Add(1 + lim.workers)
+	go func() { // the splitter: the only reader of r
+		defer wg.Done()
+		defer close(work)
+		fr := v0.NewFrameReader(r, opts.MaxFrameBytes)
+		for {
+			var j *batch
+			select {
+			case j = <-pool:
+			case <-stop:
+				return
+			}
+			last := j.b.Read(fr, lim.bytes, lim.frames)
+			if !send(order, j) || !send(work, j) || last {
+				return
+			}
+		}
+	}()
+	for range lim.workers {
+		go func() {
+			defer wg.Done()
+			d := v0.NewFrameDecoder(opts.MaxFrameBytes)
+			defer d.Close()
+			var p v0.Parser
+			for j := range work {
+				j.b.Decode(d, &p)
+				j.done <- struct{}{} // never blocks: one value per use
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	defer func() {
+		close(stop)
+		wg.Wait()
+	}()
+	z := v0.NewZstdScanner(opts, visit)
+	for {
+		j := <-order // the splitter sends until the last batch, which ends the read
+		<-j.done
+		done, err := z.Apply(&j.b)
+		if done || err != nil {
+			return z.Result(), err
+		}
+		pool <- j // never blocks: the pool has room for every batch
+	}
+}

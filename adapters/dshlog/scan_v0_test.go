@@ -1,0 +1,258 @@
+package dshlog_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/tailproof/tailproof/adapters/dshlog"
+	v0 "github.com/tailproof/tailproof/events/dsh/v0"
+	"github.com/tailproof/tailproof/events/dsh/v0/v0test"
+)
+
+// The parallel v0 read (ScanV0 with workers) against the inline one
+// (v0.Scan): on every input the same records visited in the same order
+// (whole Records, unexported fields included), the same Result and the same
+// error text — so a torn or corrupt frame is positioned exactly as inline.
+
+// read is what one read of a log produced.
+type read struct {
+	recs []v0.Record
+	res  v0.Result
+	err  string
+}
+
+var errStop = errors.New("stop")
+
+// limits are parallel bounds: workers, batches in flight, bytes and frames
+// per batch. Small ones cross many batch boundaries on small logs.
+var limits = [][4]int{{2, 1, 0, 1}, {2, 2, 1, 1}, {2, 3, 300, 2}, {3, 6, 4 << 10, 256}, {4, dshlog.BatchesInFlight, dshlog.BatchBytes, 256}}
+
+// readV0 reads data inline (lim nil) or in parallel, stopping the visit
+// with errStop after stopAt records when stopAt >= 0.
+func readV0(data []byte, lim *[4]int, stopAt int) read {
+	var out read
+	visit := func(r v0.Record) error {
+		if len(out.recs) == stopAt {
+			return errStop
+		}
+		out.recs = append(out.recs, r.Clone())
+		return nil
+	}
+	var err error
+	if lim == nil {
+		out.res, err = v0.Scan(bytes.NewReader(data), v0.Zstd, v0.Options{}, visit)
+	} else {
+		out.res, err = dshlog.ScanV0Parallel(bytes.NewReader(data), v0.Options{}, visit, lim[0], lim[1], lim[2], lim[3])
+	}
+	if err != nil {
+		out.err = err.Error()
+	}
+	return out
+}
+
+var allFields = cmp.Exporter(func(reflect.Type) bool { return true })
+
+// sameRead fails t unless every parallel read of data equals the inline one.
+func sameRead(t *testing.T, data []byte, stopAt int) {
+	t.Helper()
+	want := readV0(data, nil, stopAt)
+	for _, lim := range limits {
+		got := readV0(data, &lim, stopAt)
+		where := fmt.Sprintf("limits %v, %d bytes, stop at %d: parallel differs from inline (-inline +parallel)", lim, len(data), stopAt)
+		if reflect.DeepEqual(want, got) { // every field, unexported ones and row members included; cmp is too slow for thousands of reads
+			continue
+		}
+		for k := range min(len(want.recs), len(got.recs)) { // record by record: a diff of long slices is quadratic
+			if d := cmp.Diff(want.recs[k], got.recs[k], allFields, cmpopts.EquateNaNs()); d != "" {
+				t.Fatalf("%s, record %d:\n%s", where, k, d)
+			}
+		}
+		// DeepEqual holds NaN (a seq or time that is not a number) unequal
+		// to itself; cmp with EquateNaNs decides.
+		if len(want.recs) != len(got.recs) || want.err != got.err || !cmp.Equal(want.res, got.res, allFields, cmpopts.EquateNaNs()) {
+			t.Fatalf("%s: %d records, %d records\n%s", where, len(want.recs), len(got.recs), cmp.Diff(want, got, allFields, cmp.Transformer("len", func(r []v0.Record) int { return len(r) })))
+		}
+	}
+}
+
+// splitAt re-cuts the plaintext of frames at random points, so lines run
+// across frames (dsh never writes that; a reader must take it).
+func splitAt(r *rand.Rand, frames [][]byte) [][]byte {
+	var all []byte
+	for _, f := range frames[1:] {
+		all = append(all, f...)
+	}
+	out := [][]byte{frames[0]}
+	for len(all) > 0 {
+		n := min(1+r.IntN(400), len(all))
+		out, all = append(out, all[:n]), all[n:]
+	}
+	return out
+}
+
+func TestScanV0ParallelEqualsInline(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 37))
+	for _, shape := range []string{"chunks", "packed", "tools"} {
+		frames := v0test.Frames(shape, 3)
+		for _, variant := range []string{"as-written", "lines-across-frames"} {
+			t.Run(shape+"/"+variant, func(t *testing.T) {
+				fs := frames
+				if variant != "as-written" {
+					fs = splitAt(r, frames)
+				}
+				data := v0test.Compress(fs)
+				sameRead(t, data, -1)
+				for range 3 {
+					sameRead(t, data, r.IntN(200)) // a visit stops the read
+				}
+				// Cuts: every byte of the last frame, and anywhere before.
+				last := len(data) - len(v0test.Compress(fs[len(fs)-1:]))
+				for n := last; n < len(data); n++ {
+					sameRead(t, data[:n], -1)
+				}
+				for range 20 {
+					sameRead(t, data[:r.IntN(len(data))], -1)
+				}
+				// Damage: a flipped bit (checksum or structure), a frame's
+				// plaintext made bad JSON or a seq gap.
+				for range 20 {
+					d := bytes.Clone(data)
+					i := r.IntN(len(d))
+					d[i] ^= byte(1 << r.IntN(8))
+					sameRead(t, d, -1)
+				}
+				for range 4 {
+					bad := append([][]byte(nil), fs...)
+					k := 1 + r.IntN(len(bad)-1)
+					bad[k] = append([]byte(`{"type":"step/start","seq":0,"time":1,"data":{}}`+"\n"), bad[k]...)
+					sameRead(t, v0test.Compress(bad), -1)
+					bad[k] = append([]byte("{not json\n"), fs[k]...)
+					sameRead(t, v0test.Compress(bad), -1)
+				}
+			})
+		}
+	}
+}
+
+// A frame with more plaintext than a worker parses ahead is parsed as it is
+// applied; the read is the same.
+func TestScanV0ParallelLargeFrame(t *testing.T) {
+	frames := v0test.Frames("tools", 600)
+	var big []byte
+	for _, f := range frames[1:] {
+		big = append(big, f...)
+	}
+	if len(big) <= 4<<20 {
+		t.Fatalf("the frame is %d bytes, not over the parse-ahead bound", len(big))
+	}
+	data := v0test.Compress([][]byte{frames[0], frames[1], big[len(frames[1]):]})
+	sameRead(t, data, -1)
+	sameRead(t, data[:len(data)-7], -1)
+}
+
+// counting counts the bytes read from r.
+type counting struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counting) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// TestScanV0ParallelBoundedMemory: the parallel read never reads the file
+// far ahead of what it applies — at most the batches in flight (each up to
+// BatchBytes plus one frame) and the frame reader's 64 KiB buffer — however
+// fast the workers are.
+func TestScanV0ParallelBoundedMemory(t *testing.T) {
+	frames := v0test.Frames("chunks", 1000) // one event per line
+	data := v0test.Compress(frames)
+	// frameEnd[seq] is the file offset where the frame holding event seq ends.
+	var frameEnd []int64
+	fr := v0.NewFrameReader(bytes.NewReader(data), 0)
+	maxFrame := 0
+	for k := 0; ; k++ {
+		f, err := fr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		maxFrame = max(maxFrame, len(f.Bytes))
+		if k > 0 {
+			for range bytes.Count(frames[k], []byte{'\n'}) {
+				frameEnd = append(frameEnd, fr.Offset())
+			}
+		}
+	}
+	bound := int64(dshlog.BatchesInFlight*(dshlog.BatchBytes+maxFrame) + 64<<10 + maxFrame)
+	if int64(len(data)) < 4*bound {
+		t.Fatalf("the log (%d bytes) is too small to show a bound of %d", len(data), bound)
+	}
+	c := &counting{r: bytes.NewReader(data)}
+	var ahead int64
+	_, err := dshlog.ScanV0Parallel(c, v0.Options{}, func(r v0.Record) error {
+		ahead = max(ahead, c.n-frameEnd[int(r.Seq)])
+		return nil
+	}, 2, dshlog.BatchesInFlight, dshlog.BatchBytes, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ahead > bound {
+		t.Fatalf("read %d bytes ahead of the frame being applied; the bound is %d", ahead, bound)
+	}
+	t.Logf("read at most %d bytes ahead (bound %d, log %d)", ahead, bound, len(data))
+}
+
+// FuzzScanV0Parallel: on any input the parallel read equals the inline one.
+// The input is either the file itself (first byte even) or plaintext frames
+// separated by NUL, compressed behind a valid header frame and cut where
+// the first byte says.
+//
+//	go test -run='^$' -fuzz=FuzzScanV0Parallel -fuzztime=60s ./adapters/dshlog
+func FuzzScanV0Parallel(f *testing.F) {
+	for _, shape := range []string{"chunks", "packed", "tools"} {
+		frames := v0test.Frames(shape, 1)
+		f.Add(append([]byte{0}, v0test.Compress(frames)...))
+		f.Add(append([]byte{255}, bytes.Join(frames[1:], []byte{0})...))
+		f.Add(append([]byte{101}, bytes.Join(frames[1:], []byte{0})...))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) == 0 || len(in) > 1<<16 {
+			return
+		}
+		mode, rest := in[0], in[1:]
+		data := rest
+		if mode%2 == 1 {
+			frames := append([][]byte{[]byte(v0test.Header + "\n")}, bytes.Split(rest, []byte{0})...)
+			data = v0test.Compress(frames)
+			if mode < 255 {
+				data = data[:len(data)*int(mode)/255]
+			}
+		}
+		sameRead(t, data, -1)
+		sameRead(t, data, int(mode)%7)
+	})
+}
+
+func ExampleScanV0() {
+	data := v0test.Compress(v0test.Frames("packed", 2))
+	events := 0
+	res, err := dshlog.ScanV0(bytes.NewReader(data), v0.Zstd, v0.Options{}, func(v0.Record) error {
+		events++
+		return nil
+	})
+	fmt.Println(events == int(res.Events), res.Frames, res.Cut, err)
+	// Output: true 7 -1 <nil>
+}
