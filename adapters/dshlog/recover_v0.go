@@ -40,7 +40,8 @@ var ErrNotRegular = errors.New("not a regular file inside the sessions root")
 //  1. Refuse a path that is not a regular file in its root (ErrNotRegular),
 //     a root holding the other encoding or a flat file, and a header whose
 //     id and cwd do not name this path.
-//  2. Scan (ScanV0: events/dsh/v0.Scan, frames on workers) and fold (projections/dshrecovery): any
+//  2. Scan (events/dsh/v0.Scan, inline: ScanV0's workers were not faster at
+//     this stop's measurement, ADR 0037) and fold (projections/dshrecovery): any
 //     refusal of the package's load is an error and the file is untouched.
 //  3. Perform the plan (dshrecovery.Decide): when bytes are cut, copy the
 //     whole original to <path>.broken-<size> durably first, then truncate
@@ -64,7 +65,7 @@ func RecoverV0(fsys vfs.FS, path string, opts v0.Options) (RecoveryV0, error) {
 		return RecoveryV0{}, fmt.Errorf("dshlog: open %s: %w", path, err)
 	}
 	var fold dshrecovery.Fold
-	res, err := ScanV0(f, enc, opts, fold.Apply)
+	res, err := v0.Scan(f, enc, opts, fold.Apply)
 	f.Close()
 	if err != nil {
 		return RecoveryV0{}, fmt.Errorf("dshlog: %s: %w", path, classify(err))
