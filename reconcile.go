@@ -216,6 +216,11 @@ func feedTranscript(ctx context.Context, store adapters.TranscriptStore, sid str
 		chain, lerr, werr = walkTranscript(ctx, store, sid, opts, core)
 	}
 	if lerr != nil {
+		if errors.Is(lerr, adapters.ErrNotFound) && noArchive(ctx, store, sid) {
+			core.TranscriptNeverCreated()
+			core.EndChain(&qwen.Chain{}, nil)
+			return
+		}
 		core.ChainUnavailable(lerr, errors.Is(lerr, adapters.ErrNotFound))
 		return
 	}
@@ -233,11 +238,20 @@ func noteEmpty(ctx context.Context, store adapters.TranscriptStore, sid string, 
 	if chain.Objects != 0 || len(chain.BadLines) != 0 {
 		return
 	}
-	if as, ok := store.(adapters.ArchiveStore); ok {
-		if archived, err := as.HasArchivedTranscript(ctx, sid); err == nil && !archived {
-			core.TranscriptEmpty()
-		}
+	if noArchive(ctx, store, sid) {
+		core.TranscriptEmpty()
 	}
+}
+
+// noArchive reports that the store can tell, and tells, that no archived
+// copy of the session's transcript exists.
+func noArchive(ctx context.Context, store adapters.TranscriptStore, sid string) bool {
+	as, ok := store.(adapters.ArchiveStore)
+	if !ok {
+		return false
+	}
+	archived, err := as.HasArchivedTranscript(ctx, sid)
+	return err == nil && !archived
 }
 
 // ledgerSizer is a store that can tell its ledger's size without reading it

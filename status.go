@@ -119,7 +119,12 @@ func Status(ctx context.Context, store adapters.TranscriptStore, sessionID strin
 		// A kill right after admission leaves no transcript: the history
 		// is empty, and the core decides the pending prompt exactly as
 		// Reconcile does over a missing transcript (feedTranscript).
-		core.ChainUnavailable(err, true)
+		if noArchive(ctx, store, sessionID) {
+			core.TranscriptNeverCreated()
+			core.EndChain(&qwen.Chain{}, nil)
+		} else {
+			core.ChainUnavailable(err, true)
+		}
 		in.Transcript = recovery.TranscriptMissing
 		tracef("fold transcript: missing")
 	case err == nil && werr == nil:

@@ -23,12 +23,12 @@ func TestStatusTranscriptStates(t *testing.T) {
 		setup func(t *testing.T, transcript string)
 		want  TranscriptState
 		err   bool
-		// Reconcile's verdict: a missing transcript proves nothing (it may
-		// have been moved); an empty one with no archived copy is a turn that
-		// wrote nothing (0.24.4 creates it empty and only appends; ADR 0023).
+		// Reconcile's verdict: a missing or empty transcript with no archived
+		// copy is a turn that wrote nothing (0.24.4 creates the file at its
+		// first record's append and only appends; ADR 0023, 2026-12-01).
 		verdict Verdict
 	}{
-		{"missing", func(*testing.T, string) {}, TranscriptMissing, false, VerdictUnknown},
+		{"missing", func(*testing.T, string) {}, TranscriptMissing, false, VerdictInterrupted},
 		{"empty", func(t *testing.T, p string) { writeFile(t, p, "") }, TranscriptEmpty, false, VerdictInterrupted},
 		{"unreadable", func(t *testing.T, p string) {
 			if err := os.MkdirAll(p, 0o700); err != nil { // a directory where the file should be

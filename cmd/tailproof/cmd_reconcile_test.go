@@ -101,7 +101,10 @@ func TestReconcileDryRunAndMissingTranscript(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("a missing transcript in the layout is evidence, not an error: exit %d %s", code, errs)
 	}
-	if !strings.Contains(out, `"verdict":"unknown"`) || !strings.Contains(out, `"guard":"transcript-integrity"`) || strings.Contains(out, `ppend`) ||
+	// No transcript and no archived copy: 0.24.4 creates the transcript at
+	// its first record's append, so the prompt's turn wrote nothing (ADR
+	// 0023, 2026-12-01 "A transcript never created"); a dry run appends nothing.
+	if !strings.Contains(out, `"verdict":"interrupted"`) || !strings.Contains(out, `"route":"own-record-absent"`) || !strings.Contains(out, `"wouldAppend"`) ||
 		!strings.Contains(out, `"dryRun":true`) || !strings.Contains(out, "absent: the session has no transcript") {
 		t.Fatalf("got %s", out)
 	}

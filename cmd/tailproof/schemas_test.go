@@ -222,10 +222,9 @@ func TestSchemas(t *testing.T) {
 				if err := json.Unmarshal(out, &st); err != nil {
 					t.Fatal(err)
 				}
-				want := "reconcile: unknown"
-				if c.state == "empty" {
-					want = "reconcile: interrupted"
-				}
+				// Missing or empty with no archived copy: no turn wrote a
+				// record (ADR 0023, 2026-12-01).
+				want := "reconcile: interrupted"
 				if strings.HasPrefix(st.Reason, "the last turn settled") || !strings.Contains(st.Reason, want) || !st.Support.Notice.Supported {
 					t.Errorf("status %s: transcript %s, but reason %q, notice supported %t", strings.Join(c.args, " "), c.state, st.Reason, st.Support.Notice.Supported)
 				}

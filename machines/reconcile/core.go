@@ -108,7 +108,8 @@ type Core struct {
 	walked         bool              // EndChain or ChainUnavailable was called
 	unavailable    bool              // ChainUnavailable was called
 	chainOK        bool              // the chain was loaded and walked without error
-	empty          bool              // TranscriptEmpty was called
+	empty          bool              // TranscriptEmpty or TranscriptNeverCreated was called
+	neverCreated   bool              // TranscriptNeverCreated was called
 	// wrote: the ledger shows the transcript held records once — an
 	// admission with a tailUuid, or a terminal other than interrupted (a
 	// settled turn wrote at least its prompt record).
@@ -314,6 +315,21 @@ func (c *Core) ChainUnavailable(err error, missing bool) {
 // the proof holds for no prompt.
 func (c *Core) TranscriptEmpty() { c.empty = true }
 
+// TranscriptNeverCreated tells the core, before EndChain over an empty chain,
+// that the transcript does not exist and has no archived copy. Qwen Code
+// 0.24.4 creates the transcript at its first record's append, synchronously
+// before the write is queued (legacy writer: ensureConversationFile, flag
+// "wx"; writer lease, serve's default: openTranscriptForAppend, then each
+// record fsynced — chunk-DPEB6S2R.js), and never removes it but by the archive
+// move; so no record of any turn was appended, or what was appended was lost
+// with the crash. The evidence is then the empty transcript's (ADR 0023,
+// 2026-12-01 "A transcript never created"), with the same ledger condition.
+func (c *Core) TranscriptNeverCreated() { c.empty, c.neverCreated = true, true }
+
+// NeverCreated reports that the transcript was found missing with no
+// archived copy (TranscriptNeverCreated).
+func (c *Core) NeverCreated() bool { return c.neverCreated }
+
 // EndChain ends the walk of chain (walkErr: the walk's error).
 func (c *Core) EndChain(chain *qwen.Chain, walkErr error) {
 	if c.acc == nil {
@@ -344,7 +360,9 @@ func (c *Core) EndChain(chain *qwen.Chain, walkErr error) {
 		case walkErr != nil:
 			t.Loaded, t.LoadErr = false, walkErr.Error()
 		case t.ChainLen == 0 && c.empty && !c.wrote && r.Identity && chain.Records == 0:
-			t.Loaded, t.Empty = true, true
+			t.Loaded, t.Empty, t.NeverCreated = true, true, c.neverCreated
+		case t.ChainLen == 0 && c.neverCreated:
+			t.Loaded, t.LoadErr = false, "transcript missing"
 		case t.ChainLen == 0:
 			t.Loaded, t.LoadErr = false, "no conversation records on the active chain"
 		}

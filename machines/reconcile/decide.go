@@ -186,7 +186,11 @@ func (c *Core) classify(cd *candidate, m *run, hist **apihistory.Result) Event {
 		// The transcript was created empty and never appended to: no turn
 		// of any prompt wrote a record (TranscriptEmpty).
 		ev.Classification = guards.Classification{Done: true, Kind: "not_started", Interrupted: true, FromAbsence: true}
-		m.tracef("classify: the transcript exists, holds no record and has no archived copy: %s's turn wrote nothing", ev.Target)
+		if t.NeverCreated {
+			m.tracef("classify: the transcript was never created (missing, no archived copy): %s's turn wrote nothing", ev.Target)
+		} else {
+			m.tracef("classify: the transcript exists, holds no record and has no archived copy: %s's turn wrote nothing", ev.Target)
+		}
 		return EvOwnRecordAbsent
 	}
 	if o := t.Ownership; r.Identity && o.Active && o.TargetIdx < 0 && o.Absent {

@@ -13,10 +13,13 @@ type Evidence struct {
 	// Empty: the transcript exists and holds no record, and no archived copy
 	// exists (set by the reconcile core, TranscriptEmpty); Loaded is then
 	// true with ChainLen 0.
-	Empty      bool
-	MarkerUUID string // the admission's tailUuid ("" when the admission has none)
-	MarkerIdx  int    // chain index of the marker, -1 when absent
-	WroteAfter bool   // a visible (non-system-type, with message) record after the marker
+	Empty bool
+	// NeverCreated: Empty because the transcript does not exist at all
+	// (TranscriptNeverCreated): the same evidence, another file state.
+	NeverCreated bool
+	MarkerUUID   string // the admission's tailUuid ("" when the admission has none)
+	MarkerIdx    int    // chain index of the marker, -1 when absent
+	WroteAfter   bool   // a visible (non-system-type, with message) record after the marker
 
 	LastVisibleMs    int64 // Date.parse of the last visible non-system-provenance record
 	HasLastVisible   bool
