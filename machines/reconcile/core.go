@@ -379,6 +379,39 @@ func (c *Core) EndChain(chain *qwen.Chain, walkErr error) {
 		}
 		cd.ev.Transcript = t
 	}
+	c.admittedOnOwnRecord()
+}
+
+// admittedOnOwnRecord handles two dangling prompts where one (X) was
+// admitted with its marker on the other's (T's) own 0.24.4 prompt record:
+// the snapshot and calls after that record may be T's turn, with X queued
+// behind it, or a retry or continue turn of X, which writes no user record
+// (0.24.4, acpAgent ~7075–7125) — the files are the same (simulator, seed 10
+// #290485: T blocked by a UserPromptSubmit hook, X a retry). Neither T's call
+// identity nor X's absence is then proven (ADR 0032 §5).
+func (c *Core) admittedOnOwnRecord() {
+	for _, x := range c.cands {
+		xt := &x.ev.Transcript
+		if xt.MarkerIdx < 0 {
+			continue
+		}
+		for _, tc := range c.cands {
+			to := &tc.ev.Transcript.Ownership
+			if tc == x || to.TargetIdx != xt.MarkerIdx {
+				continue
+			}
+			why := fmt.Sprintf("prompt %s was admitted on prompt %s's own record: what follows may be %s's retry or continue turn (no user record in 0.24.4) as well as %s's", x.ev.Target, tc.ev.Target, x.ev.Target, tc.ev.Target)
+			if to.CallConflict == "" {
+				to.CallConflict = why
+			}
+			if xo := &xt.Ownership; xo.Absent {
+				xo.Absent, xo.AbsenceBlock = false, why
+			}
+			if xt.NeverStarted {
+				xt.NeverStarted, xt.NeverStartedBlock = false, why
+			}
+		}
+	}
 }
 
 // Target is the prompt the transcript's tail is about, as this
