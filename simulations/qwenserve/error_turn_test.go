@@ -2,17 +2,14 @@ package qwenserve
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/tailproof/tailproof/simulations"
-	"github.com/tailproof/tailproof/simulations/conformance"
 )
 
 // TestRealDaemonErrorTurn has the published daemon write an error turn (the
@@ -23,19 +20,7 @@ import (
 // receives the agent's error as a RequestError, a plain Error as -32603). It
 // skips without node or the package and under -short.
 func TestRealDaemonErrorTurn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the real daemon takes 30 s to a minute")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not on PATH")
-	}
-	pkg, err := conformance.PackageDir()
-	if err != nil {
-		t.Skipf("Qwen Code 0.24.4 not installed: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 170*time.Second)
-	t.Cleanup(cancel)
+	node, pkg, ctx := realDaemonSetup(t, "30 s to a minute")
 	mock, err := NewMock()
 	if err != nil {
 		t.Fatal(err)

@@ -17,23 +17,31 @@ import (
 	"github.com/tailproof/tailproof/simulations/conformance"
 )
 
-// TestRealDaemon crashes the published daemon in the pinned scenarios and
-// fails on any wrong tailproof terminal. It skips without node or the
-// package (simulations/conformance/install.sh installs it) and under -short.
-func TestRealDaemon(t *testing.T) {
+// realDaemonSetup skips under -short (the real daemon takes the time took says), without
+// node or without the published package, and otherwise returns them with a
+// context bounded to 170 s.
+func realDaemonSetup(t *testing.T, took string) (node, pkg string, ctx context.Context) {
+	t.Helper()
 	if testing.Short() {
-		t.Skip("-short: the real daemon takes 30 s to two minutes")
+		t.Skip("-short: the real daemon takes " + took)
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node not on PATH")
 	}
-	pkg, err := conformance.PackageDir()
-	if err != nil {
+	if pkg, err = conformance.PackageDir(); err != nil {
 		t.Skipf("Qwen Code 0.24.4 not installed: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 170*time.Second)
 	t.Cleanup(cancel)
+	return node, pkg, ctx
+}
+
+// TestRealDaemon crashes the published daemon in the pinned scenarios and
+// fails on any wrong tailproof terminal. It skips without node or the
+// package (simulations/conformance/install.sh installs it) and under -short.
+func TestRealDaemon(t *testing.T) {
+	node, pkg, ctx := realDaemonSetup(t, "30 s to two minutes")
 	cfg := Config{Package: pkg, Node: node, Scratch: t.TempDir(), Wait: 25 * time.Second, Logf: t.Logf}
 	rep := NewReport(0)
 	for _, sc := range Pinned() {
