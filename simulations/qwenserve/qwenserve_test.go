@@ -17,7 +17,7 @@ import (
 	"github.com/tailproof/tailproof/simulations/conformance"
 )
 
-// realDaemonSetup skips under -short (the real daemon takes the time took says), without
+// realDaemonSetup skips under -short (a real-daemon test takes the time took names), without
 // node or without the published package, and otherwise returns them with a
 // context bounded to 170 s.
 func realDaemonSetup(t *testing.T, took string) (node, pkg string, ctx context.Context) {
