@@ -82,3 +82,24 @@ func TestVectorBlockEdges(t *testing.T) {
 		}
 	}
 }
+
+// FuzzClassify64: the vector classifier and classifyBytes on any 64 bytes
+// (the input, repeated to a block's length).
+func FuzzClassify64(f *testing.F) {
+	f.Add([]byte(`"\\/bfnrtu` + "\x00\x1f\x7f\x80\xff"))
+	f.Add([]byte(strings.Repeat(`\"`, 32)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 {
+			return
+		}
+		var blk [64]byte
+		for k := range blk {
+			blk[k] = data[k%len(data)]
+		}
+		bs, stop, odd, high := classify64(&blk)
+		wbs, wstop, wodd, whigh := classifyBytes(&blk)
+		if bs != wbs || stop != wstop || odd != wodd || high != whigh {
+			t.Fatalf("classify64(%q) = %x %x %x %x, want %x %x %x %x", blk[:], bs, stop, odd, high, wbs, wstop, wodd, whigh)
+		}
+	})
+}
