@@ -41,7 +41,7 @@ func openTranscriptFile(fsys vfs.FS, path string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jsonl: open transcript: %w", err)
 	}
-	return f, nil
+	return readAhead(f), nil
 }
 
 // TranscriptTailUUID captures the dispatch marker from the active transcript

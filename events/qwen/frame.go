@@ -39,6 +39,7 @@ type framer struct {
 	max   int
 	off   int64 // file offset of buf[0]
 	line  int
+	ahead *ahead // when reading ahead (frame_ahead.go)
 }
 
 func newFramer(r io.Reader, max int) *framer {
@@ -51,6 +52,11 @@ func newFramer(r io.Reader, max int) *framer {
 // release returns the buffer to the pool (unless a long line grew it
 // past maxPooledFrame).
 func (f *framer) release() {
+	if f.ahead != nil {
+		f.ahead.stop()
+		f.ahead, f.buf = nil, nil
+		return
+	}
 	if b := f.buf; len(b) >= frameSize && len(b) <= maxPooledFrame {
 		framePool.Put(&b)
 	}
@@ -106,6 +112,10 @@ func (f *framer) tooLong() error {
 // partial line to the front, or grows the buffer when the line fills more
 // than half of it.
 func (f *framer) fill() {
+	if f.ahead != nil {
+		f.fillAhead()
+		return
+	}
 	if f.end == len(f.buf) && f.start > 0 && f.end-f.start < len(f.buf)/2 {
 		n := copy(f.buf, f.buf[f.start:f.end])
 		f.off += int64(f.start)
@@ -147,6 +157,9 @@ func readLines(open Opener, max int, f func(events.Line) error) error {
 	defer rc.Close()
 	fr := newFramer(rc, max)
 	defer fr.release()
+	if ra, ok := rc.(events.ReadAheader); ok {
+		fr.startAhead(ra, aheadRoom, aheadChunk)
+	}
 	for {
 		line, err := fr.next()
 		if err == io.EOF {

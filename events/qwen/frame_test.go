@@ -13,9 +13,16 @@ import (
 )
 
 // frameAll frames data with the framer, reading through r's shape.
-func frameAll(r io.Reader, max int) ([]events.Line, error) {
+func frameAll(r io.Reader, max int) ([]events.Line, error) { return frameAhead(r, max, 0, 0) }
+
+// frameAhead is frameAll reading ahead with room and chunk bytes per
+// buffer (synchronously when chunk is 0).
+func frameAhead(r io.Reader, max, room, chunk int) ([]events.Line, error) {
 	f := newFramer(r, max)
 	defer f.release()
+	if chunk > 0 {
+		f.startAhead(&syncAhead{r: r}, room, chunk)
+	}
 	var out []events.Line
 	for {
 		l, err := f.next()
@@ -48,9 +55,17 @@ func checkFramer(t *testing.T, data []byte, max int) {
 		l.Bytes = append([]byte(nil), l.Bytes...)
 		want = append(want, l)
 	}
-	for _, r := range []io.Reader{bytes.NewReader(data), iotest.OneByteReader(bytes.NewReader(data)),
-		iotest.HalfReader(bytes.NewReader(data))} {
-		got, err := frameAll(r, max)
+	for _, c := range []struct {
+		r           io.Reader
+		room, chunk int
+	}{
+		{bytes.NewReader(data), 0, 0}, {iotest.OneByteReader(bytes.NewReader(data)), 0, 0},
+		{iotest.HalfReader(bytes.NewReader(data)), 0, 0},
+		// Reading ahead, with rooms shorter and longer than the lines.
+		{bytes.NewReader(data), 1, 1}, {bytes.NewReader(data), 2, 5}, {bytes.NewReader(data), 7, 3},
+		{iotest.HalfReader(bytes.NewReader(data)), 64, 16}, {bytes.NewReader(data), frameSize, frameSize},
+	} {
+		got, err := frameAhead(c.r, max, c.room, c.chunk)
 		if d := cmp.Diff(want, got, lineText); d != "" {
 			t.Fatalf("framer differs from events.Lines (-lines +framer):\n%s", d)
 		}
@@ -132,3 +147,16 @@ func TestFramerNoProgress(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// syncAhead is an events.ReadAheader that reads at StartRead: the
+// framer's buffer handling without a goroutine (adapters/jsonl tests the
+// one that reads in the background).
+type syncAhead struct {
+	r   io.Reader
+	n   int
+	err error
+}
+
+func (s *syncAhead) Read(p []byte) (int, error) { return s.r.Read(p) }
+func (s *syncAhead) StartRead(p []byte)         { s.n, s.err = s.r.Read(p) }
+func (s *syncAhead) WaitRead() (int, error)     { return s.n, s.err }

@@ -98,6 +98,15 @@ func String(b []byte, i int) (end int, escaped, nonASCII bool, err error) {
 	var hi uint64        // the OR of the bytes the word loop passed
 	blocksFrom := 0      // skipBlocks may start at an escape at or after this
 	lastEsc := -denseGap // where the last escape began
+	if useVector && len(b)-i >= vectorPrefix+64 {
+		end, esc, na, st := vectorString(b, i)
+		if st == blocksDone {
+			return end, esc, na, nil
+		}
+		// Below a block from the end, or at an error: the scalar loop
+		// reads on (and names it).
+		i, escaped, nonASCII, blocksFrom = end, esc, na, len(b)
+	}
 	for {
 		// Eight bytes at a time up to the first quote, backslash or control
 		// byte: strings holding tool output run to megabytes.

@@ -46,7 +46,8 @@ func scalarString(b []byte, i int) (end int, escaped, nonASCII bool, err error) 
 	}
 }
 
-// checkString: String and scalarString agree on the string at data[0],
+// checkString: String, by the vector block skipper and by the word one,
+// and scalarString agree on the string at data[0],
 // ShortString with both where it answers,
 // and on the string at every offset of it that holds a quote (so that the
 // same bytes start at every alignment).
@@ -56,11 +57,13 @@ func checkString(t *testing.T, data []byte) {
 		if data[i] != '"' {
 			continue
 		}
-		end, esc, na, err := String(data, i)
 		wend, wesc, wna, werr := scalarString(data, i)
-		if end != wend || esc != wesc || na != wna || !reflect.DeepEqual(err, werr) {
-			t.Fatalf("String(%q, %d) = %d, %v, %v, %v; scalar %d, %v, %v, %v",
-				data, i, end, esc, na, err, wend, wesc, wna, werr)
+		for _, vector := range []bool{false, true} {
+			end, esc, na, err := stringWith(vector, data, i)
+			if end != wend || esc != wesc || na != wna || !reflect.DeepEqual(err, werr) {
+				t.Fatalf("String(%q, %d) (vector blocks %v) = %d, %v, %v, %v; scalar %d, %v, %v, %v",
+					data, i, vector, end, esc, na, err, wend, wesc, wna, werr)
+			}
 		}
 		if send, ok := ShortString(data, i); ok && (werr != nil || send != wend || wesc || send-i-2 >= 8) {
 			t.Fatalf("ShortString(%q, %d) = %d; scalar %d, %v, %v", data, i, send, wend, wesc, werr)
