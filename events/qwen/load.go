@@ -83,6 +83,7 @@ func newLoader(opts LoadOptions, visit func(int, events.Event) error, restart fu
 	// it streams; LoadChain only reads identities.
 	if l.linear {
 		l.p = getParser(opts.Decode, false)
+		l.ix.keepLinear()
 	} else {
 		l.p = getParser(DecodeOptions{}, true)
 	}
@@ -179,6 +180,7 @@ func (l *loader) object(pr *parsed, linePos events.Position) error {
 		// at the end. Stop decoding; Scan walks the chain afterwards.
 		l.linear = false
 		p.light = true
+		l.ix.toBuckets()
 		return nil
 	}
 	if err := l.visit(l.emitted, Envelope(pr.rec, pos)); err != nil {
@@ -209,9 +211,16 @@ func (l *loader) finish(open Opener) (*Chain, error) {
 		return c, nil
 	}
 	c.LeafUUID = string(ix.prev)
-	ix.finish()
-	if l.linear && len(ix.groups) > 0 {
-		l.linear = false // records share a uuid: the chain is not the file
+	if l.linear && !ix.linearUnique() {
+		// Records share a uuid hash (fragments, a cycle, a collision)
+		// although each follows the one before: the chain is not the
+		// file, and the linear index has no ranks to build it from, so
+		// pass 1 is done again with them. Rare: a fragment or a loop
+		// that does not name the record before it is a branch, found
+		// while reading.
+		l.linear = false
+		ix.lin = nil
+		return LoadChain(open, c.opts)
 	}
 	if l.linear {
 		// Every record from kStart on follows the one before it, no uuid
@@ -224,5 +233,6 @@ func (l *loader) finish(open Opener) (*Chain, error) {
 		}
 		return c, nil
 	}
+	ix.finish()
 	return c, l.build(open)
 }
