@@ -162,6 +162,9 @@ func (c *Core) AddLedger(rec ledger.Record) {
 // size the bytes read (the fence compares it with the size at commit).
 func (c *Core) EndLedger(records, dropped int, size int64) {
 	c.records, c.dropped, c.size = records, dropped, size
+	// Every question about a particular prompt is asked here: a compact
+	// view may then drop its retired prompts' fingerprints (Seal).
+	defer c.view.Seal()
 	c.dangling = c.view.Dangling()
 	if !c.in.NoTrace {
 		c.tracef("fold ledger: %d records, %d malformed dropped, dangling [%s]", records, dropped, strings.Join(c.dangling, " "))

@@ -66,6 +66,7 @@ type compact struct {
 	frozen   map[int]*frozen
 	old      agg // every retired prompt
 	gone     fpSet
+	sealed   bool // gone was dropped: every id not live may be a retired one
 	unproven bool
 }
 
@@ -97,7 +98,19 @@ func (v *View) find(id string) (order int, ok, retired bool) {
 	if order, ok = v.c.live[id]; ok {
 		return order, true, false
 	}
-	return 0, false, v.c.gone.has(id)
+	return 0, false, v.c.sealed || v.c.gone.has(id)
+}
+
+// Seal drops a compact view's fingerprints of retired prompts (8 bytes a
+// prompt) once the caller has asked every question about a particular
+// prompt it will ask: afterwards a record or a query naming a prompt that is
+// neither open nor among the last Window makes the view unproven, since it
+// can no longer tell a new id from a retired one. Queries about the open
+// prompts, and the ones that name no prompt, stay exact. A no-op on New's.
+func (v *View) Seal() {
+	if v.c != nil {
+		v.c.sealed, v.c.gone = true, fpSet{}
+	}
 }
 
 // intern gives a new prompt its order and its fact.
@@ -144,7 +157,7 @@ func (v *View) retireFront() {
 	// Every frozen prompt is older than this one: no update.
 	delete(c.live, id)
 	c.old.add(order, &f)
-	c.gone.add(id)
+	c.forget(id)
 }
 
 // closed is called when a prompt's record is a terminal: a frozen prompt
@@ -163,7 +176,15 @@ func (v *View) closed(id string, order int) {
 			later.pred.add(order, &z.f)
 		}
 	}
-	c.gone.add(id)
+	c.forget(id)
+}
+
+// forget leaves a retired id's fingerprint (a sealed view has none: it
+// treats every id that is not live as retired).
+func (c *compact) forget(id string) {
+	if !c.sealed {
+		c.gone.add(id)
+	}
 }
 
 // predecessors aggregates the prompts that first appeared before order.

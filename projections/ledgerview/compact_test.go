@@ -180,3 +180,30 @@ func TestCompactStaysSmall(t *testing.T) {
 		t.Fatalf("completed predecessor %v %v %v", a, at, ok)
 	}
 }
+
+// A sealed compact view answers about its open prompts as before and makes
+// itself unproven when asked about, or given a record of, any other prompt.
+func TestCompactSealed(t *testing.T) {
+	recs := []ledger.Record{IF("a", 1), TC("a", 2), IF("b", 3), TC("b", 4), IF("c", 5), TC("c", 6), IF("d", 7)}
+	e, c := New(), NewCompact(2)
+	for _, r := range recs {
+		e.Add(r)
+		c.Add(r)
+	}
+	c.Seal()
+	compareQueries(t, len(recs), e, c)
+	if !c.Exact() {
+		t.Fatal("queries about the dangling prompt made the sealed view unproven")
+	}
+	if c.Settled("never-named"); c.Exact() {
+		t.Fatal("a sealed view answered about a prompt it cannot tell from a retired one")
+	}
+	c2 := NewCompact(2)
+	for _, r := range recs {
+		c2.Add(r)
+	}
+	c2.Seal()
+	if c2.Add(IF("new", 8)); c2.Exact() {
+		t.Fatal("a sealed view folded a record of a prompt it cannot tell from a retired one")
+	}
+}
