@@ -63,7 +63,7 @@ type compact struct {
 	window   int
 	live     map[string]int // id -> order, for the window and the frozen prompts (cloned keys)
 	winIDs   []string       // ids of the window's orders, parallel to View.facts
-	frozen   map[int]*frozen
+	frozen   map[int]*frozen // made at the first (a session of fewer prompts never needs it)
 	old      agg // every retired prompt
 	gone     fpSet
 	sealed   bool // gone was dropped: every id not live may be a retired one
@@ -78,7 +78,7 @@ func NewCompact(window int) *View {
 		window = DefaultWindow
 	}
 	v := New()
-	v.c = &compact{window: window, live: map[string]int{}, frozen: map[int]*frozen{}, gone: newFPSet(nil)}
+	v.c = &compact{window: window, live: map[string]int{}, gone: newFPSet(nil)}
 	return v
 }
 
@@ -150,6 +150,9 @@ func (v *View) retireFront() {
 	if f.flags&latestInFlight != 0 {
 		if len(c.frozen) >= maxFrozen {
 			c.unproven = true
+		}
+		if c.frozen == nil {
+			c.frozen = map[int]*frozen{}
 		}
 		c.frozen[order] = &frozen{f: f, pred: c.old}
 		return
