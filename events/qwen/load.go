@@ -54,6 +54,9 @@ func Scan(open Opener, opts LoadOptions, visit func(i int, e events.Event) error
 	if err != nil || c.Len == 0 || l.linear {
 		return c, err
 	}
+	// The walk reads the Chain, not the index: released before the folds
+	// grow (a branched transcript of small records: ~22 MiB; ADR 0039).
+	l.release()
 	if l.emitted > 0 && restart != nil {
 		restart()
 	}
@@ -91,6 +94,9 @@ func newLoader(opts LoadOptions, visit func(int, events.Event) error, restart fu
 }
 
 func (l *loader) release() {
+	if l.ix == nil {
+		return
+	}
 	putParser(l.p)
 	putIndex(l.ix)
 	l.p, l.ix = nil, nil
