@@ -131,10 +131,21 @@ func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts
 	if ws, ok := store.(adapters.WorkspaceStore); ok {
 		in.Workspace = ws.Workspace()
 	}
+	// The first fold keeps old prompts as fingerprints (ADR 0039); when it
+	// cannot prove its answers — an old prompt named again, or a shared
+	// fingerprint — the ledger is folded again exactly: a fingerprint can
+	// cost a second read, never a verdict.
 	core := reconcile.New(in)
+	core.CompactLedger()
 	admitted := admissions{}
 	if err := feedLedger(ctx, store, sessionID, core, admitted.add); err != nil {
 		return res, fmt.Errorf("tailproof: %w", err)
+	}
+	if !core.LedgerExact() {
+		core, admitted = reconcile.New(in), admissions{}
+		if err := feedLedger(ctx, store, sessionID, core, admitted.add); err != nil {
+			return res, fmt.Errorf("tailproof: %w", err)
+		}
 	}
 	res.Dangling = core.Dangling()
 	if core.NeedsTranscript() {

@@ -16,7 +16,11 @@ func TestBoundedGCPercent(t *testing.T) {
 		{1 << 20, gcMaxPercent},
 		{5 << 20, gcMaxPercent},
 		{10 << 20, 200},
-		{40 << 20, 50},
+		{12 << 20, 166},
+		{20 << 20, 60},
+		{24 << 20, 33},
+		{26 << 20, 25},
+		{40 << 20, 25},
 		{80 << 20, 25},
 		{1 << 30, gcMinPercent},
 	} {

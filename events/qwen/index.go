@@ -19,6 +19,14 @@ import (
 // (roots, rewinds, gaps), and skews for the object indexes (an object that
 // is not a conversation record shifts the mapping from k to the object
 // index). ADR 0020 has the sizes.
+//
+// While Scan still sees one linear chain the index keeps less (ADR 0039): the
+// uuid hashes alone, 8 bytes a record, in record order in chunks — a record's
+// rank is its place — because the only question left at the end is whether
+// two records share a hash. The first branch or gap converts them to the
+// bucketed form (toBuckets); a shared hash at the end of a linear pass makes
+// Scan index the transcript again by a second pass (LoadChain), which keeps
+// ranks.
 
 // emptyParent stands for parentUuid "": a root like null, but a different
 // value when fragments' parents are compared.
@@ -75,6 +83,8 @@ const (
 
 type index struct {
 	n        uint32 // conversation records indexed
+	linear   bool   // hashes are in lin (k order), not in buckets
+	lin      [][]uint64
 	buckets  [][]ixEntry
 	shift    uint // bucket of h: h >> shift (64 with one bucket)
 	links    []link
@@ -100,11 +110,15 @@ const maxPooledEntries = 8 << 10
 
 func putIndex(ix *index) {
 	if cap(ix.buckets[0]) > maxPooledEntries || len(ix.buckets) > 1 || cap(ix.links) > maxPooledEntries ||
-		cap(ix.skews) > maxPooledEntries || cap(ix.prev) > 1<<10 {
+		cap(ix.skews) > maxPooledEntries || cap(ix.prev) > 1<<10 || len(ix.lin) > 1 ||
+		len(ix.lin) == 1 && cap(ix.lin[0]) > maxPooledEntries {
 		*ix = index{buckets: make([][]ixEntry, 1), shift: 64}
 	} else {
-		ix.n, ix.lastSkew = 0, 0
+		ix.n, ix.lastSkew, ix.linear = 0, 0, false
 		ix.buckets[0] = ix.buckets[0][:0]
+		if len(ix.lin) == 1 {
+			ix.lin[0] = ix.lin[0][:0]
+		}
 		ix.links, ix.skews, ix.prev = ix.links[:0], ix.skews[:0], ix.prev[:0]
 		ix.groups, ix.members = nil, nil
 	}
@@ -120,8 +134,12 @@ func (ix *index) add(uuid, parent []byte, parentNull bool, ord uint32) (follows 
 		ix.lastSkew = s
 	}
 	h := uuidHash(uuid)
-	b := &ix.buckets[h>>ix.shift&uint64(len(ix.buckets)-1)]
-	*b = append(*b, ixEntry{uint32(h >> 32), uint32(h), k})
+	if ix.linear {
+		ix.addLinear(h)
+	} else {
+		b := &ix.buckets[h>>ix.shift&uint64(len(ix.buckets)-1)]
+		*b = append(*b, ixEntry{uint32(h >> 32), uint32(h), k})
+	}
 	follows = k > 0 && len(parent) > 0 && bytes.Equal(parent, ix.prev)
 	if !follows {
 		var ph uint64 // null
@@ -135,7 +153,7 @@ func (ix *index) add(uuid, parent []byte, parentNull bool, ord uint32) (follows 
 	}
 	ix.prev = append(ix.prev[:0], uuid...)
 	ix.n++
-	if ix.n == splitAtEntries && len(ix.buckets) == 1 {
+	if !ix.linear && ix.n == splitAtEntries && len(ix.buckets) == 1 {
 		ix.split()
 	}
 	return follows

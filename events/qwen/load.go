@@ -54,6 +54,9 @@ func Scan(open Opener, opts LoadOptions, visit func(i int, e events.Event) error
 	if err != nil || c.Len == 0 || l.linear {
 		return c, err
 	}
+	// The walk reads the Chain, not the index: released before the folds
+	// grow (a branched transcript of small records: ~22 MiB; ADR 0039).
+	l.release()
 	if l.emitted > 0 && restart != nil {
 		restart()
 	}
@@ -83,6 +86,7 @@ func newLoader(opts LoadOptions, visit func(int, events.Event) error, restart fu
 	// it streams; LoadChain only reads identities.
 	if l.linear {
 		l.p = getParser(opts.Decode, false)
+		l.ix.keepLinear()
 	} else {
 		l.p = getParser(DecodeOptions{}, true)
 	}
@@ -90,6 +94,9 @@ func newLoader(opts LoadOptions, visit func(int, events.Event) error, restart fu
 }
 
 func (l *loader) release() {
+	if l.ix == nil {
+		return
+	}
 	putParser(l.p)
 	putIndex(l.ix)
 	l.p, l.ix = nil, nil
@@ -179,6 +186,7 @@ func (l *loader) object(pr *parsed, linePos events.Position) error {
 		// at the end. Stop decoding; Scan walks the chain afterwards.
 		l.linear = false
 		p.light = true
+		l.ix.toBuckets()
 		return nil
 	}
 	if err := l.visit(l.emitted, Envelope(pr.rec, pos)); err != nil {
@@ -209,9 +217,16 @@ func (l *loader) finish(open Opener) (*Chain, error) {
 		return c, nil
 	}
 	c.LeafUUID = string(ix.prev)
-	ix.finish()
-	if l.linear && len(ix.groups) > 0 {
-		l.linear = false // records share a uuid: the chain is not the file
+	if l.linear && !ix.linearUnique() {
+		// Records share a uuid hash (fragments, a cycle, a collision)
+		// although each follows the one before: the chain is not the
+		// file, and the linear index has no ranks to build it from, so
+		// pass 1 is done again with them. Rare: a fragment or a loop
+		// that does not name the record before it is a branch, found
+		// while reading.
+		l.linear = false
+		ix.lin = nil
+		return LoadChain(open, c.opts)
 	}
 	if l.linear {
 		// Every record from kStart on follows the one before it, no uuid
@@ -224,5 +239,6 @@ func (l *loader) finish(open Opener) (*Chain, error) {
 		}
 		return c, nil
 	}
+	ix.finish()
 	return c, l.build(open)
 }

@@ -140,6 +140,17 @@ func New(in Input) *Core {
 	return &Core{in: in, view: ledgerview.New()}
 }
 
+// CompactLedger makes the core fold the ledger into a compact view
+// (ledgerview.NewCompact: exact ids and facts for the recent and the open
+// prompts, fingerprints for the rest). Call it before the first AddLedger;
+// after EndLedger, LedgerExact says whether the fold proved its answers — when
+// it did not, the ledger must be folded again into a core without it.
+func (c *Core) CompactLedger() { c.view = ledgerview.NewCompact(0) }
+
+// LedgerExact reports whether the ledger fold's answers are proven: always
+// without CompactLedger (see ledgerview.View.Exact). Call it after EndLedger.
+func (c *Core) LedgerExact() bool { return c.view.Exact() }
+
 // AddLedger folds one ledger record, in file order.
 func (c *Core) AddLedger(rec ledger.Record) {
 	c.wrote = c.wrote || rec.TailUUID != "" || rec.IsTerminal() && rec.Terminal != ledger.Interrupted
@@ -151,6 +162,9 @@ func (c *Core) AddLedger(rec ledger.Record) {
 // size the bytes read (the fence compares it with the size at commit).
 func (c *Core) EndLedger(records, dropped int, size int64) {
 	c.records, c.dropped, c.size = records, dropped, size
+	// Every question about a particular prompt is asked here: a compact
+	// view may then drop its retired prompts' fingerprints (Seal).
+	defer c.view.Seal()
 	c.dangling = c.view.Dangling()
 	if !c.in.NoTrace {
 		c.tracef("fold ledger: %d records, %d malformed dropped, dangling [%s]", records, dropped, strings.Join(c.dangling, " "))

@@ -7,9 +7,11 @@
 // an update keeps the key's first-insertion position, so dangling ids come
 // out in first-appearance order), recentPromptTerminalRecords (the last 64
 // terminals in file order) and the settled-set / latest-admission logic of
-// reconcileDanglingPromptTerminals. Memory is a compact fact per distinct
+// reconcileDanglingPromptTerminals. Memory (New) is a compact fact per distinct
 // prompt (about 60 bytes with its interned id) plus the records of the open prompts,
-// never proportional to the number of records.
+// never proportional to the number of records; a compact view (NewCompact) keeps
+// that only for the recent and the open prompts and 8 bytes for each other one,
+// and says (Exact) when it cannot prove an answer.
 package ledgerview
 
 import (
@@ -62,8 +64,10 @@ type topTerm struct {
 // predecessor ones is O(open prompts); those two scan the facts once
 // (they are asked once per candidate).
 type View struct {
-	index    ids    // prompt id -> first-appearance order, exact (ids.go)
-	facts    []fact // by order
+	index    ids    // prompt id -> first-appearance order, exact (ids.go); unused when compact
+	facts    []fact // by order, from frontier on (frontier is 0 unless compact)
+	frontier int
+	c        *compact // nil: every prompt kept exactly (compact.go)
 	open     map[string]*open
 	count    int
 	recent   []ledger.Record // ring of the last RecentTerminalsLimit terminals
@@ -83,14 +87,18 @@ func New() *View { return &View{index: newIDs(), open: map[string]*open{}} }
 func (v *View) Add(r ledger.Record) {
 	idx := v.count
 	v.count++
-	order, ok := v.index.find(r.PromptID)
-	if !ok {
-		// Copied into the arena: the decoder's strings may share the
-		// line's allocation, which a kept substring would pin.
-		order = v.index.add(r.PromptID)
-		v.facts = append(v.facts, fact{})
+	order, ok, retired := v.find(r.PromptID)
+	if retired {
+		// A retired prompt again, or a new one sharing its fingerprint:
+		// folded as new, and the caller folds the ledger again exactly.
+		v.c.unproven = true
 	}
-	p := &v.facts[order]
+	if !ok {
+		// Copied (arena or clone): the decoder's strings may share the
+		// line's allocation, which a kept substring would pin.
+		order = v.intern(r.PromptID)
+	}
+	p := v.factOf(order)
 	p.latestAt = r.AtFloat()
 	p.flags &^= latestInFlight | latestCompleted
 	if r.InFlight {
@@ -123,6 +131,7 @@ func (v *View) Add(r ledger.Record) {
 		v.full = true
 	}
 	v.next = (v.next + 1) % RecentTerminalsLimit
+	v.closed(r.PromptID, order)
 }
 
 // raiseTop records that prompt order's latest terminal time is now at.
@@ -162,8 +171,18 @@ func (v *View) Dangling() []string {
 
 // Settled reports whether id has a terminal record anywhere in the ledger.
 func (v *View) Settled(id string) bool {
-	o, ok := v.index.find(id)
-	return ok && v.facts[o].flags&hasTerminal != 0
+	o, ok := v.lookup(id)
+	return ok && v.factOf(o).flags&hasTerminal != 0
+}
+
+// lookup is find for a query: an id the compact view retired cannot be
+// answered for, which makes the view unproven.
+func (v *View) lookup(id string) (int, bool) {
+	o, ok, retired := v.find(id)
+	if retired {
+		v.c.unproven = true
+	}
+	return o, ok
 }
 
 // LatestUnsettledAdmission is the last in_flight record, in file order, of a
@@ -175,7 +194,7 @@ func (v *View) Settled(id string) bool {
 func (v *View) LatestUnsettledAdmission() (ledger.Record, bool) {
 	best, found := -1, ledger.Record{}
 	for _, o := range v.open {
-		if v.facts[o.order].flags&hasTerminal == 0 && o.lastAdmit > best {
+		if v.factOf(o.order).flags&hasTerminal == 0 && o.lastAdmit > best {
 			best, found = o.lastAdmit, o.admission
 		}
 	}
@@ -185,7 +204,7 @@ func (v *View) LatestUnsettledAdmission() (ledger.Record, bool) {
 // LatestOtherTerminalAt is the latest `at` of a terminal of any prompt other
 // than id, and whether one exists.
 func (v *View) LatestOtherTerminalAt(id string) (float64, bool) {
-	o, ok := v.index.find(id)
+	o, ok := v.lookup(id)
 	if !ok {
 		o = -1
 	}
@@ -200,21 +219,12 @@ func (v *View) LatestOtherTerminalAt(id string) (float64, bool) {
 // it), and whether one exists. Under FIFO admission id's turn cannot start
 // before those terminals.
 func (v *View) LatestPredecessorTerminalAt(id string) (float64, bool) {
-	t, ok := v.index.find(id)
+	t, ok := v.lookup(id)
 	if !ok {
 		return 0, false
 	}
-	var max float64
-	ok = false
-	for _, p := range v.facts[:t] {
-		if p.flags&hasTerminal == 0 {
-			continue
-		}
-		if !ok || p.maxTermAt > max {
-			max, ok = p.maxTermAt, true
-		}
-	}
-	return max, ok
+	a := v.predecessors(t)
+	return a.term, a.hasTerm
 }
 
 // LatestCompletedPredecessor finds, among the prompts that first appeared
@@ -222,19 +232,12 @@ func (v *View) LatestPredecessorTerminalAt(id string) (float64, bool) {
 // latest `at` (the first in admission order on a tie), and returns the `at`
 // of its last admission and of that terminal. ok is false when there is none.
 func (v *View) LatestCompletedPredecessor(id string) (admissionAt, terminalAt float64, ok bool) {
-	t, found := v.index.find(id)
+	t, found := v.lookup(id)
 	if !found {
 		return 0, 0, false
 	}
-	for _, p := range v.facts[:t] {
-		if p.flags&admitted == 0 || p.flags&latestCompleted == 0 {
-			continue
-		}
-		if !ok || p.latestAt > terminalAt {
-			admissionAt, terminalAt, ok = p.admitAt, p.latestAt, true
-		}
-	}
-	return admissionAt, terminalAt, ok
+	a := v.predecessors(t)
+	return a.cAdmit, a.cAt, a.hasC
 }
 
 // DeadlineExceeded returns the prompt_deadline_exceeded terminals in file order.
@@ -254,7 +257,7 @@ func (v *View) RecentTerminals() []ledger.Record {
 // anywhere in the ledger.
 func (v *View) UnsettledAdmission(id string) (ledger.Record, bool) {
 	o := v.open[id]
-	if o == nil || v.facts[o.order].flags&hasTerminal != 0 {
+	if o == nil || v.factOf(o.order).flags&hasTerminal != 0 {
 		return ledger.Record{}, false
 	}
 	return o.admission, true

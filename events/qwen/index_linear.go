@@ -1,0 +1,108 @@
+package qwen
+
+import "slices"
+
+// linChunk is the size of the linear index's chunks (a variable so that a
+// test can make chunks small): a chunk is allocated whole, so the index
+// never copies itself as it grows, and sorts in cache at the end.
+var linChunk = 1 << 16
+
+// keepLinear makes an empty index keep hashes in record order (Scan, while
+// the chain is linear).
+func (ix *index) keepLinear() { ix.linear = true }
+
+func (ix *index) addLinear(h uint64) {
+	last := len(ix.lin) - 1
+	if last < 0 || len(ix.lin[last]) >= linChunk {
+		c := 0 // the first chunk grows: a small session's index stays small
+		if last >= 0 {
+			c = linChunk
+		}
+		ix.lin = append(ix.lin, make([]uint64, 0, c))
+		last++
+	}
+	ix.lin[last] = append(ix.lin[last], h)
+}
+
+// toBuckets converts a linear index to the bucketed (hash, rank) form, the
+// rank being the hash's place, releasing each chunk once it is moved.
+func (ix *index) toBuckets() {
+	if !ix.linear {
+		return
+	}
+	lin := ix.lin
+	ix.lin, ix.linear = nil, false
+	if ix.n >= splitAtEntries {
+		ix.buckets = make([][]ixEntry, 1<<bucketBits)
+		ix.shift = 64 - bucketBits
+	}
+	k := uint32(0)
+	for i, c := range lin {
+		for _, h := range c {
+			b := &ix.buckets[h>>ix.shift&uint64(len(ix.buckets)-1)]
+			*b = append(*b, ixEntry{uint32(h >> 32), uint32(h), k})
+			k++
+		}
+		lin[i] = nil
+	}
+}
+
+// linearUnique reports whether no two records of a linear index share a
+// uuid hash. It sorts the chunks in place and merges them, so the ranks are
+// lost: afterwards only n, prev, the links and the skews may be read.
+func (ix *index) linearUnique() bool {
+	for _, c := range ix.lin {
+		slices.Sort(c)
+		for i := 1; i < len(c); i++ {
+			if c[i] == c[i-1] {
+				return false
+			}
+		}
+	}
+	if len(ix.lin) < 2 {
+		return true
+	}
+	// A k-way merge of the sorted chunks through a binary min-heap of
+	// cursors: an equal pair meets at the heap's top one after the other.
+	type cursor struct{ c []uint64 }
+	h := make([]cursor, 0, len(ix.lin))
+	for _, c := range ix.lin {
+		if len(c) > 0 {
+			h = append(h, cursor{c})
+		}
+	}
+	less := func(i, j int) bool { return h[i].c[0] < h[j].c[0] }
+	down := func(i int) {
+		for {
+			m := i
+			if l := 2*i + 1; l < len(h) && less(l, m) {
+				m = l
+			}
+			if r := 2*i + 2; r < len(h) && less(r, m) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	var prev uint64
+	for first := true; len(h) > 0; first = false {
+		v := h[0].c[0]
+		if !first && v == prev {
+			return false
+		}
+		prev = v
+		if h[0].c = h[0].c[1:]; len(h[0].c) == 0 {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
+	}
+	return true
+}
