@@ -90,7 +90,7 @@ func (d *Daemon) crashAs(kind CrashKind, final bool) error {
 		d.adm = machines.NewAdmission()
 	}
 	// What survived of the transcript, as the restarted daemon sees it.
-	data, err := d.mem.ReadFile(d.tpath)
+	data, err := d.mem.ReadFileShared(d.tpath)
 	if err != nil {
 		data = nil
 	}
@@ -113,7 +113,9 @@ func (d *Daemon) crashAs(kind CrashKind, final bool) error {
 			p.lost = true
 		}
 	}
-	d.recs = d.recs[:n]
+	// Capped: an append after the cut must not write into the array a fork
+	// shares (fork hands out the records capped at their length too).
+	d.recs = d.recs[:n:n]
 	d.size = size
 	d.endsNL = size == 0 || data[size-1] == '\n'
 	d.last = ""
@@ -131,7 +133,7 @@ func (d *Daemon) crashAs(kind CrashKind, final bool) error {
 // checkAcked is the durability invariant: every ledger line whose append
 // returned success is still in the ledger, in order.
 func (d *Daemon) checkAcked() error {
-	data, err := d.mem.ReadFile(d.lpath)
+	data, err := d.mem.ReadFileShared(d.lpath)
 	if err != nil && len(d.acked) > 0 {
 		return fmt.Errorf("fsynced ledger lost: %v", err)
 	}
@@ -197,8 +199,11 @@ func (d *Daemon) fork(src Source) (*Daemon, error) {
 	for _, t := range d.wedged {
 		f.wedged = append(f.wedged, cp(t))
 	}
-	f.recs = slices.Clone(d.recs)
-	f.acked = slices.Clone(d.acked)
+	// Shared, capped at their length: neither side writes an element in
+	// place, and an append by either one lands in a new array (crashAs
+	// caps its cut too).
+	f.recs = d.recs[:len(d.recs):len(d.recs)]
+	f.acked = d.acked[:len(d.acked):len(d.acked)]
 	if d.trace != nil {
 		f.trace = slices.Clone(d.trace)
 	}

@@ -129,8 +129,8 @@ func (d *Daemon) finish(res *Result) {
 	}
 	// The evidence, copied for the baseline before tailproof touches it.
 	ref := memory.NewQwenStoreOn(d.mem.Clone(), d.store.Layout())
-	lb, _ := d.mem.ReadFile(d.lpath)
-	tb, _ := d.mem.ReadFile(d.tpath)
+	lb, _ := d.mem.ReadFileShared(d.lpath)
+	tb, _ := d.mem.ReadFileShared(d.tpath)
 	res.TornTranscript = len(tb) > 0 && tb[len(tb)-1] != '\n'
 	res.TornLedger = len(lb) > 0 && lb[len(lb)-1] != '\n'
 	view := ledgerview.New()
