@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/adapters/vfs"
@@ -266,6 +267,10 @@ type Daemon struct {
 	// only when the stream carried usage; the identity version, drawn per
 	// run).
 	noUsage bool
+	// memo remembers the transcripts recent recoveries read (shared by the
+	// timeline and its forks, one goroutine): a run's crash points mostly
+	// recover byte-identical transcripts, under both rule sets.
+	memo *tailproof.TranscriptMemo
 }
 
 type restartStats struct {
@@ -274,6 +279,10 @@ type restartStats struct {
 	digest uint64
 }
 
+// memoRuns is how many transcripts a run's memo keeps: enough for the
+// final crash's, the restarts' and the previous crash point's.
+const memoRuns = 4
+
 // SessionID is the session every model daemon serves.
 const SessionID = "00000000-0000-4000-8000-00000000517a"
 
@@ -281,7 +290,7 @@ const SessionID = "00000000-0000-4000-8000-00000000517a"
 // drawing every choice from src and weighting actions by prof.
 func NewDaemon(ctx context.Context, src Source, prof *Profile, ver Version) *Daemon {
 	d := &Daemon{ctx: ctx, src: src, prof: prof, ver: ver, sid: SessionID, clock: recordBaseMs,
-		byID: map[string]*prompt{}, endsNL: true}
+		byID: map[string]*prompt{}, endsNL: true, memo: tailproof.NewTranscriptMemo(memoRuns)}
 	d.store = memory.NewQwenStore()
 	d.mem = d.store.Mem()
 	d.adm = machines.NewAdmission()

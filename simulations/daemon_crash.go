@@ -162,7 +162,7 @@ func isCrash(err error) bool {
 // reaches d, and d's next actions never reach the fork.
 func (d *Daemon) fork(src Source) (*Daemon, error) {
 	f := &Daemon{ctx: d.ctx, src: src, prof: d.prof, ver: d.ver, sid: d.sid, tpath: d.tpath, lpath: d.lpath,
-		clock: d.clock, seq: d.seq, turns: d.turns, noUsage: d.noUsage, size: d.size, endsNL: d.endsNL, last: d.last, crashes: d.crashes, armed: d.armed}
+		clock: d.clock, seq: d.seq, turns: d.turns, noUsage: d.noUsage, size: d.size, endsNL: d.endsNL, last: d.last, crashes: d.crashes, armed: d.armed, memo: d.memo}
 	f.mem = d.mem.Clone()
 	f.store = memory.NewQwenStoreOn(f.mem, d.store.Layout())
 	if d.tf != nil {

@@ -45,7 +45,7 @@ func (w unknownWhy) of(id string) string {
 // call for each prompt.
 func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string]tailproof.Verdict, unknownWhy, error) {
 	out := map[string]tailproof.Verdict{}
-	opts := tailproof.Options{Now: func() int64 { return d.clock }, Rules: tailproofRules, NoTrace: true}
+	opts := tailproof.Options{Now: func() int64 { return d.clock }, Rules: tailproofRules, NoTrace: true, Memo: d.memo}
 	if reference {
 		opts.Rules = referenceRules
 	}
