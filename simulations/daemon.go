@@ -271,6 +271,7 @@ type Daemon struct {
 	// timeline and its forks, one goroutine): a run's crash points mostly
 	// recover byte-identical transcripts, under both rule sets.
 	memo *tailproof.TranscriptMemo
+	now  func() int64 // the clock, as Options.Now (made once)
 }
 
 type restartStats struct {

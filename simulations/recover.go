@@ -1,15 +1,12 @@
 package simulations
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/memory"
-	"github.com/tailproof/tailproof/events/ledger"
 	"github.com/tailproof/tailproof/machines/reconcile"
-	"github.com/tailproof/tailproof/projections/ledgerview"
 )
 
 // The two rule sets, built once: a Rules value is immutable (its guards are
@@ -32,6 +29,9 @@ func (d *Daemon) recover(store *memory.QwenStore, reference bool) (map[string]ta
 type unknownWhy struct {
 	byPrompt map[string]string
 	first    string
+	// dangling is the first call's Result.Dangling: the prompts the ledger
+	// left in flight as the recovery found it, in admission order.
+	dangling []string
 }
 
 func (w unknownWhy) of(id string) string {
@@ -45,28 +45,52 @@ func (w unknownWhy) of(id string) string {
 // call for each prompt.
 func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string]tailproof.Verdict, unknownWhy, error) {
 	out := map[string]tailproof.Verdict{}
-	opts := tailproof.Options{Now: func() int64 { return d.clock }, Rules: tailproofRules, NoTrace: true, Memo: d.memo}
+	if d.now == nil {
+		d.now = func() int64 { return d.clock }
+	}
+	opts := tailproof.Options{Now: d.now, Rules: tailproofRules, NoTrace: true, Memo: d.memo}
 	if reference {
 		opts.Rules = referenceRules
 	}
+	var why unknownWhy
 	for i := 0; i < len(d.prompts)+1; i++ {
 		res, err := tailproof.Reconcile(d.ctx, store, d.sid, opts)
+		if i == 0 {
+			why.dangling = res.Dangling
+		}
 		if errors.Is(err, tailproof.ErrInvalidClock) {
 			// The restarted daemon's clock stepped back behind a prompt's
 			// admission: the façade refuses to stamp a terminal before its
 			// prompt, and nothing is appended — unknown until the clock
 			// catches up.
 			d.tracef("reconcile (reference=%v): %v", reference, err)
-			return out, unknownWhy{first: "invalid-clock", byPrompt: map[string]string{}}, nil
+			why.first = "invalid-clock"
+			return out, why, nil
 		}
 		if err != nil {
-			return out, unknownWhy{}, fmt.Errorf("reconcile (reference=%v): %w", reference, err)
+			return out, why, fmt.Errorf("reconcile (reference=%v): %w", reference, err)
 		}
-		appended := res.Appended()
-		if len(appended) == 0 {
-			why := unknownWhy{byPrompt: map[string]string{}}
+		appended := 0
+		for _, dec := range res.Decisions {
+			if dec.Appended == nil {
+				continue
+			}
+			appended++
+			if _, dup := out[dec.Target]; dup {
+				return out, why, fmt.Errorf("reconcile (reference=%v) appended twice for %s", reference, dec.Target)
+			}
+			out[dec.Target] = dec.Verdict
+			d.tracef("reconcile (reference=%v): %s %s", reference, dec.Target, dec.Verdict)
+			if store == d.store {
+				d.acked = append(d.acked, dec.Line)
+			}
+		}
+		if appended == 0 {
 			for _, dec := range res.Decisions {
 				if len(dec.Vetoes) > 0 {
+					if why.byPrompt == nil {
+						why.byPrompt = map[string]string{}
+					}
 					why.byPrompt[dec.Target] = dec.Vetoes[0].Guard
 					if why.first == "" {
 						why.first = dec.Vetoes[0].Guard
@@ -75,18 +99,8 @@ func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string
 			}
 			return out, why, nil
 		}
-		for _, dec := range appended {
-			if _, dup := out[dec.Target]; dup {
-				return out, unknownWhy{}, fmt.Errorf("reconcile (reference=%v) appended twice for %s", reference, dec.Target)
-			}
-			out[dec.Target] = dec.Verdict
-			d.tracef("reconcile (reference=%v): %s %s", reference, dec.Target, dec.Verdict)
-			if store == d.store {
-				d.acked = append(d.acked, dec.Line)
-			}
-		}
 	}
-	return out, unknownWhy{}, fmt.Errorf("reconcile (reference=%v) did not settle", reference)
+	return out, why, fmt.Errorf("reconcile (reference=%v) did not settle", reference)
 }
 
 // Finish crashes the process a final time and scores every dangling prompt
@@ -133,18 +147,14 @@ func (d *Daemon) finish(res *Result) {
 	tb, _ := d.mem.ReadFileShared(d.tpath)
 	res.TornTranscript = len(tb) > 0 && tb[len(tb)-1] != '\n'
 	res.TornLedger = len(lb) > 0 && lb[len(lb)-1] != '\n'
-	view := ledgerview.New()
-	if _, _, err := ledger.ReadEach(bytes.NewReader(lb), false, view.Add); err != nil {
-		res.Violations = append(res.Violations, "read ledger: "+err.Error())
-		return
-	}
-	dangling := view.Dangling()
-
 	tp, tpWhy, err := d.recoverWhy(d.store, false)
 	if err != nil {
 		res.Violations = append(res.Violations, err.Error())
 		return
 	}
+	// The prompts the crash left dangling: the first reconciliation's fold
+	// of the ledger as the crash left it (lb), before anything was appended.
+	dangling := tpWhy.dangling
 	rf, rfWhy, err := d.recoverWhy(ref, true)
 	if err != nil {
 		res.Violations = append(res.Violations, err.Error())
