@@ -87,8 +87,16 @@ func (m *TranscriptMemo) walk(ctx context.Context, store adapters.TranscriptStor
 		// are what it accepted before). Read the bytes afresh.
 		break
 	}
-	data := bytes.Clone(m.buf)
+	// The new entry takes the bytes read; when the memo is full, the entry
+	// it evicts gives its arrays back for the next read and the new walk.
+	data := m.buf
 	e := memoEntry{data: data, maxLine: opts.MaxLineBytes}
+	m.buf = nil
+	if len(m.entries) == m.max {
+		old := &m.entries[len(m.entries)-1]
+		m.buf, e.ops = old.data[:0], old.ops[:0]
+		*old = memoEntry{}
+	}
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 	visitFailed := false
 	core.StartChain()
@@ -108,13 +116,19 @@ func (m *TranscriptMemo) walk(ctx context.Context, store adapters.TranscriptStor
 	} else {
 		e.chain, e.walkErr = chain, err
 	}
-	if !visitFailed {
-		if len(m.entries) < m.max {
-			m.entries = append(m.entries, memoEntry{})
+	if visitFailed {
+		// Not remembered: its walk stopped at the core's refusal. The last
+		// entry, if it gave its arrays up, goes with it.
+		if len(m.entries) == m.max {
+			m.entries = m.entries[:len(m.entries)-1]
 		}
-		copy(m.entries[1:], m.entries[:len(m.entries)-1])
-		m.entries[0] = e
+		return e.chain, e.loadErr, e.walkErr
 	}
+	if len(m.entries) < m.max {
+		m.entries = append(m.entries, memoEntry{})
+	}
+	copy(m.entries[1:], m.entries[:len(m.entries)-1])
+	m.entries[0] = e
 	return e.chain, e.loadErr, e.walkErr
 }
 

@@ -37,8 +37,9 @@ func checkMemo(t *testing.T, store *memory.QwenStore, sid string, opts Options) 
 	}
 }
 
-// TestMemoKeepsTheLatest: a memo of n keeps the n transcripts read last,
-// and a transcript that changed is read afresh.
+// TestMemoKeepsTheLatest: a memo of n keeps the n transcripts read last
+// (an evicted entry's arrays are reused for the next), a transcript that
+// changed is read afresh, and every result is the plain path's.
 func TestMemoKeepsTheLatest(t *testing.T) {
 	m := NewTranscriptMemo(2)
 	store := memory.NewQwenStore()
@@ -53,8 +54,15 @@ func TestMemoKeepsTheLatest(t *testing.T) {
 		if err := store.Mem().WriteFile(tp, []byte(transcript), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Reconcile(context.Background(), store, testSID, opts); err != nil {
+		got, err := Reconcile(context.Background(), store, testSID, opts)
+		if err != nil {
 			t.Fatal(err)
+		}
+		plain := opts
+		plain.Memo = nil
+		want, _ := Reconcile(context.Background(), store, testSID, plain)
+		if diff := cmp.Diff(want, got, cmp.Exporter(func(reflect.Type) bool { return true })); diff != "" {
+			t.Fatalf("memo changed the result (-without +with):\n%s", diff)
 		}
 	}
 	a := memoRecord("u1", "null", "user") + memoRecord("a1", `"u1"`, "assistant")

@@ -280,10 +280,6 @@ type restartStats struct {
 	digest uint64
 }
 
-// memoRuns is how many transcripts a run's memo keeps: enough for the
-// final crash's, the restarts' and the previous crash point's.
-const memoRuns = 4
-
 // SessionID is the session every model daemon serves.
 const SessionID = "00000000-0000-4000-8000-00000000517a"
 
@@ -291,7 +287,7 @@ const SessionID = "00000000-0000-4000-8000-00000000517a"
 // drawing every choice from src and weighting actions by prof.
 func NewDaemon(ctx context.Context, src Source, prof *Profile, ver Version) *Daemon {
 	d := &Daemon{ctx: ctx, src: src, prof: prof, ver: ver, sid: SessionID, clock: recordBaseMs,
-		byID: map[string]*prompt{}, endsNL: true, memo: tailproof.NewTranscriptMemo(memoRuns)}
+		byID: map[string]*prompt{}, endsNL: true}
 	d.store = memory.NewQwenStore()
 	d.mem = d.store.Mem()
 	d.adm = machines.NewAdmission()

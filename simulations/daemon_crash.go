@@ -172,16 +172,19 @@ func (d *Daemon) fork(src Source) (*Daemon, error) {
 		}
 		f.tf = tf
 	}
-	remap := make(map[*prompt]*prompt, len(d.prompts))
+	// One array holds the copies; a prompt's copy is found by its id
+	// (unique).
+	copies := make([]prompt, len(d.prompts))
 	f.prompts = make([]*prompt, len(d.prompts))
 	f.byID = make(map[string]*prompt, len(d.prompts))
 	for i, p := range d.prompts {
-		c := *p
-		f.prompts[i], f.byID[c.id], remap[p] = &c, &c, &c
+		copies[i] = *p
+		f.prompts[i], f.byID[p.id] = &copies[i], &copies[i]
 	}
+	remap := func(p *prompt) *prompt { return f.byID[p.id] }
 	f.queue = make([]*prompt, len(d.queue))
 	for i, p := range d.queue {
-		f.queue[i] = remap[p]
+		f.queue[i] = remap(p)
 	}
 	// A turn's steps are never written in place (advance reslices, Deadline
 	// builds a new slice), so the copy may share them.
@@ -191,7 +194,7 @@ func (d *Daemon) fork(src Source) (*Daemon, error) {
 		}
 		c := *t
 		if t.p != nil {
-			c.p = remap[t.p]
+			c.p = remap(t.p)
 		}
 		return &c
 	}

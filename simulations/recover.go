@@ -3,6 +3,7 @@ package simulations
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/memory"
@@ -13,6 +14,16 @@ import (
 // stateless values), so every daemon on every worker shares them, where
 // Options.Reference would build the set again on each of a scenario's calls.
 var tailproofRules, referenceRules = reconcile.Tailproof(), reconcile.Qwen0244()
+
+// memoSize is how many transcripts a memo keeps: enough for the final
+// crash's, the restarts' and the previous crash point's (more found no
+// more hits).
+const memoSize = 4
+
+// memos lends each model run a transcript memo, so its buffers outlive the
+// run; what a memo remembers is keyed by exact bytes, so a run may reuse
+// another's.
+var memos = sync.Pool{New: func() any { return tailproof.NewTranscriptMemo(memoSize) }}
 
 // recover reconciles until a call appends nothing (a call settles every
 // prompt its evidence proves; settling one can prove another on the next
@@ -47,6 +58,9 @@ func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string
 	out := map[string]tailproof.Verdict{}
 	if d.now == nil {
 		d.now = func() int64 { return d.clock }
+	}
+	if d.memo == nil {
+		d.memo = tailproof.NewTranscriptMemo(memoSize)
 	}
 	opts := tailproof.Options{Now: d.now, Rules: tailproofRules, NoTrace: true, Memo: d.memo}
 	if reference {
