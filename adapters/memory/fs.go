@@ -315,6 +315,24 @@ func (m *FS) SyncDir(name string) error {
 	if !n.dir {
 		return pe(syscall.ENOTDIR)
 	}
-	n.syncedEntries = slices.Clone(n.entries)
+	if !sameEntries(n.syncedEntries, n.entries) {
+		n.syncedEntries = slices.Clone(n.entries)
+	}
 	return nil
+}
+
+// sameEntries reports whether a and b list the same names for the same
+// nodes: a SyncDir that changes nothing keeps the synced array it has (the
+// stores sync their directory chain after every append) rather than copy
+// an equal one. The two are never one array either way.
+func sameEntries(a, b dirents) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
