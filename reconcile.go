@@ -61,6 +61,11 @@ type Options struct {
 	// appended are the same. The simulator sets it: it reads only verdicts
 	// and vetoes, and the trace lines were a tenth of its cost.
 	NoTrace bool
+	// Memo, when set, remembers recent transcripts' decoded walks by their
+	// bytes and feeds a byte-identical transcript's from memory (see
+	// TranscriptMemo); the decisions are the same. The simulator sets one
+	// per model run.
+	Memo *TranscriptMemo
 }
 
 // rules resolves the rule set the options name.
@@ -149,7 +154,7 @@ func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts
 	}
 	res.Dangling = core.Dangling()
 	if core.NeedsTranscript() {
-		feedTranscript(ctx, store, sessionID, opts.MaxLineBytes, core)
+		feedTranscript(ctx, store, sessionID, opts.MaxLineBytes, opts.Memo, core)
 	}
 	rd := core.Ready()
 	if rd.NeedFence {
@@ -218,13 +223,17 @@ type chainFeed interface {
 // 0030); when the fold cannot prove an answer from them — an id that
 // occurred long before, or a shared fingerprint — the chain is walked again
 // with the exact fold, so a fingerprint can cost time, never a verdict.
-func feedTranscript(ctx context.Context, store adapters.TranscriptStore, sid string, maxLine int, core *reconcile.Core) {
+func feedTranscript(ctx context.Context, store adapters.TranscriptStore, sid string, maxLine int, memo *TranscriptMemo, core *reconcile.Core) {
 	opts := qwen.LoadOptions{MaxLineBytes: maxLine}
+	walk := walkTranscript
+	if memo != nil {
+		walk = memo.walk
+	}
 	core.Fingerprints(true)
-	chain, lerr, werr := walkTranscript(ctx, store, sid, opts, core)
+	chain, lerr, werr := walk(ctx, store, sid, opts, core)
 	if lerr == nil && !core.WalkExact() {
 		core.Fingerprints(false)
-		chain, lerr, werr = walkTranscript(ctx, store, sid, opts, core)
+		chain, lerr, werr = walk(ctx, store, sid, opts, core)
 	}
 	if lerr != nil {
 		if errors.Is(lerr, adapters.ErrNotFound) && noArchive(ctx, store, sid) {

@@ -457,6 +457,7 @@ func (s *scenario) reconcile(t *testing.T, d *datadriven.TestData) string {
 		}
 		if store == adapters.Store(s.store) {
 			checkNoTrace(t, s.store, s.sid, opts)
+			checkMemo(t, s.store, s.sid, opts)
 		}
 		res, err := Reconcile(context.Background(), store, s.sid, opts)
 		if err != nil {

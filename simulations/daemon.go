@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/jsonl"
 	"github.com/tailproof/tailproof/adapters/memory"
 	"github.com/tailproof/tailproof/adapters/vfs"
@@ -266,6 +267,11 @@ type Daemon struct {
 	// only when the stream carried usage; the identity version, drawn per
 	// run).
 	noUsage bool
+	// memo remembers the transcripts recent recoveries read (shared by the
+	// timeline and its forks, one goroutine): a run's crash points mostly
+	// recover byte-identical transcripts, under both rule sets.
+	memo *tailproof.TranscriptMemo
+	now  func() int64 // the clock, as Options.Now (made once)
 }
 
 type restartStats struct {

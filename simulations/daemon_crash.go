@@ -90,7 +90,7 @@ func (d *Daemon) crashAs(kind CrashKind, final bool) error {
 		d.adm = machines.NewAdmission()
 	}
 	// What survived of the transcript, as the restarted daemon sees it.
-	data, err := d.mem.ReadFile(d.tpath)
+	data, err := d.mem.ReadFileShared(d.tpath)
 	if err != nil {
 		data = nil
 	}
@@ -113,7 +113,9 @@ func (d *Daemon) crashAs(kind CrashKind, final bool) error {
 			p.lost = true
 		}
 	}
-	d.recs = d.recs[:n]
+	// Capped: an append after the cut must not write into the array a fork
+	// shares (fork hands out the records capped at their length too).
+	d.recs = d.recs[:n:n]
 	d.size = size
 	d.endsNL = size == 0 || data[size-1] == '\n'
 	d.last = ""
@@ -131,7 +133,7 @@ func (d *Daemon) crashAs(kind CrashKind, final bool) error {
 // checkAcked is the durability invariant: every ledger line whose append
 // returned success is still in the ledger, in order.
 func (d *Daemon) checkAcked() error {
-	data, err := d.mem.ReadFile(d.lpath)
+	data, err := d.mem.ReadFileShared(d.lpath)
 	if err != nil && len(d.acked) > 0 {
 		return fmt.Errorf("fsynced ledger lost: %v", err)
 	}
@@ -160,7 +162,7 @@ func isCrash(err error) bool {
 // reaches d, and d's next actions never reach the fork.
 func (d *Daemon) fork(src Source) (*Daemon, error) {
 	f := &Daemon{ctx: d.ctx, src: src, prof: d.prof, ver: d.ver, sid: d.sid, tpath: d.tpath, lpath: d.lpath,
-		clock: d.clock, seq: d.seq, turns: d.turns, noUsage: d.noUsage, size: d.size, endsNL: d.endsNL, last: d.last, crashes: d.crashes, armed: d.armed}
+		clock: d.clock, seq: d.seq, turns: d.turns, noUsage: d.noUsage, size: d.size, endsNL: d.endsNL, last: d.last, crashes: d.crashes, armed: d.armed, memo: d.memo}
 	f.mem = d.mem.Clone()
 	f.store = memory.NewQwenStoreOn(f.mem, d.store.Layout())
 	if d.tf != nil {
@@ -170,16 +172,19 @@ func (d *Daemon) fork(src Source) (*Daemon, error) {
 		}
 		f.tf = tf
 	}
-	remap := make(map[*prompt]*prompt, len(d.prompts))
+	// One array holds the copies; a prompt's copy is found by its id
+	// (unique).
+	copies := make([]prompt, len(d.prompts))
 	f.prompts = make([]*prompt, len(d.prompts))
 	f.byID = make(map[string]*prompt, len(d.prompts))
 	for i, p := range d.prompts {
-		c := *p
-		f.prompts[i], f.byID[c.id], remap[p] = &c, &c, &c
+		copies[i] = *p
+		f.prompts[i], f.byID[p.id] = &copies[i], &copies[i]
 	}
+	remap := func(p *prompt) *prompt { return f.byID[p.id] }
 	f.queue = make([]*prompt, len(d.queue))
 	for i, p := range d.queue {
-		f.queue[i] = remap[p]
+		f.queue[i] = remap(p)
 	}
 	// A turn's steps are never written in place (advance reslices, Deadline
 	// builds a new slice), so the copy may share them.
@@ -189,7 +194,7 @@ func (d *Daemon) fork(src Source) (*Daemon, error) {
 		}
 		c := *t
 		if t.p != nil {
-			c.p = remap[t.p]
+			c.p = remap(t.p)
 		}
 		return &c
 	}
@@ -197,8 +202,11 @@ func (d *Daemon) fork(src Source) (*Daemon, error) {
 	for _, t := range d.wedged {
 		f.wedged = append(f.wedged, cp(t))
 	}
-	f.recs = slices.Clone(d.recs)
-	f.acked = slices.Clone(d.acked)
+	// Shared, capped at their length: neither side writes an element in
+	// place, and an append by either one lands in a new array (crashAs
+	// caps its cut too).
+	f.recs = d.recs[:len(d.recs):len(d.recs)]
+	f.acked = d.acked[:len(d.acked):len(d.acked)]
 	if d.trace != nil {
 		f.trace = slices.Clone(d.trace)
 	}

@@ -1,21 +1,29 @@
 package simulations
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/memory"
-	"github.com/tailproof/tailproof/events/ledger"
 	"github.com/tailproof/tailproof/machines/reconcile"
-	"github.com/tailproof/tailproof/projections/ledgerview"
 )
 
 // The two rule sets, built once: a Rules value is immutable (its guards are
 // stateless values), so every daemon on every worker shares them, where
 // Options.Reference would build the set again on each of a scenario's calls.
 var tailproofRules, referenceRules = reconcile.Tailproof(), reconcile.Qwen0244()
+
+// memoSize is how many transcripts a memo keeps: enough for the final
+// crash's, the restarts' and the previous crash point's (more found no
+// more hits).
+const memoSize = 4
+
+// memos lends each model run a transcript memo, so its buffers outlive the
+// run; what a memo remembers is keyed by exact bytes, so a run may reuse
+// another's.
+var memos = sync.Pool{New: func() any { return tailproof.NewTranscriptMemo(memoSize) }}
 
 // recover reconciles until a call appends nothing (a call settles every
 // prompt its evidence proves; settling one can prove another on the next
@@ -32,6 +40,9 @@ func (d *Daemon) recover(store *memory.QwenStore, reference bool) (map[string]ta
 type unknownWhy struct {
 	byPrompt map[string]string
 	first    string
+	// dangling is the first call's Result.Dangling: the prompts the ledger
+	// left in flight as the recovery found it, in admission order.
+	dangling []string
 }
 
 func (w unknownWhy) of(id string) string {
@@ -45,28 +56,55 @@ func (w unknownWhy) of(id string) string {
 // call for each prompt.
 func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string]tailproof.Verdict, unknownWhy, error) {
 	out := map[string]tailproof.Verdict{}
-	opts := tailproof.Options{Now: func() int64 { return d.clock }, Rules: tailproofRules, NoTrace: true}
+	if d.now == nil {
+		d.now = func() int64 { return d.clock }
+	}
+	if d.memo == nil {
+		d.memo = tailproof.NewTranscriptMemo(memoSize)
+	}
+	opts := tailproof.Options{Now: d.now, Rules: tailproofRules, NoTrace: true, Memo: d.memo}
 	if reference {
 		opts.Rules = referenceRules
 	}
+	var why unknownWhy
 	for i := 0; i < len(d.prompts)+1; i++ {
 		res, err := tailproof.Reconcile(d.ctx, store, d.sid, opts)
+		if i == 0 {
+			why.dangling = res.Dangling
+		}
 		if errors.Is(err, tailproof.ErrInvalidClock) {
 			// The restarted daemon's clock stepped back behind a prompt's
 			// admission: the façade refuses to stamp a terminal before its
 			// prompt, and nothing is appended — unknown until the clock
 			// catches up.
 			d.tracef("reconcile (reference=%v): %v", reference, err)
-			return out, unknownWhy{first: "invalid-clock", byPrompt: map[string]string{}}, nil
+			why.first = "invalid-clock"
+			return out, why, nil
 		}
 		if err != nil {
-			return out, unknownWhy{}, fmt.Errorf("reconcile (reference=%v): %w", reference, err)
+			return out, why, fmt.Errorf("reconcile (reference=%v): %w", reference, err)
 		}
-		appended := res.Appended()
-		if len(appended) == 0 {
-			why := unknownWhy{byPrompt: map[string]string{}}
+		appended := 0
+		for _, dec := range res.Decisions {
+			if dec.Appended == nil {
+				continue
+			}
+			appended++
+			if _, dup := out[dec.Target]; dup {
+				return out, why, fmt.Errorf("reconcile (reference=%v) appended twice for %s", reference, dec.Target)
+			}
+			out[dec.Target] = dec.Verdict
+			d.tracef("reconcile (reference=%v): %s %s", reference, dec.Target, dec.Verdict)
+			if store == d.store {
+				d.acked = append(d.acked, dec.Line)
+			}
+		}
+		if appended == 0 {
 			for _, dec := range res.Decisions {
 				if len(dec.Vetoes) > 0 {
+					if why.byPrompt == nil {
+						why.byPrompt = map[string]string{}
+					}
 					why.byPrompt[dec.Target] = dec.Vetoes[0].Guard
 					if why.first == "" {
 						why.first = dec.Vetoes[0].Guard
@@ -75,18 +113,8 @@ func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string
 			}
 			return out, why, nil
 		}
-		for _, dec := range appended {
-			if _, dup := out[dec.Target]; dup {
-				return out, unknownWhy{}, fmt.Errorf("reconcile (reference=%v) appended twice for %s", reference, dec.Target)
-			}
-			out[dec.Target] = dec.Verdict
-			d.tracef("reconcile (reference=%v): %s %s", reference, dec.Target, dec.Verdict)
-			if store == d.store {
-				d.acked = append(d.acked, dec.Line)
-			}
-		}
 	}
-	return out, unknownWhy{}, fmt.Errorf("reconcile (reference=%v) did not settle", reference)
+	return out, why, fmt.Errorf("reconcile (reference=%v) did not settle", reference)
 }
 
 // Finish crashes the process a final time and scores every dangling prompt
@@ -129,22 +157,18 @@ func (d *Daemon) finish(res *Result) {
 	}
 	// The evidence, copied for the baseline before tailproof touches it.
 	ref := memory.NewQwenStoreOn(d.mem.Clone(), d.store.Layout())
-	lb, _ := d.mem.ReadFile(d.lpath)
-	tb, _ := d.mem.ReadFile(d.tpath)
+	lb, _ := d.mem.ReadFileShared(d.lpath)
+	tb, _ := d.mem.ReadFileShared(d.tpath)
 	res.TornTranscript = len(tb) > 0 && tb[len(tb)-1] != '\n'
 	res.TornLedger = len(lb) > 0 && lb[len(lb)-1] != '\n'
-	view := ledgerview.New()
-	if _, _, err := ledger.ReadEach(bytes.NewReader(lb), false, view.Add); err != nil {
-		res.Violations = append(res.Violations, "read ledger: "+err.Error())
-		return
-	}
-	dangling := view.Dangling()
-
 	tp, tpWhy, err := d.recoverWhy(d.store, false)
 	if err != nil {
 		res.Violations = append(res.Violations, err.Error())
 		return
 	}
+	// The prompts the crash left dangling: the first reconciliation's fold
+	// of the ledger as the crash left it (lb), before anything was appended.
+	dangling := tpWhy.dangling
 	rf, rfWhy, err := d.recoverWhy(ref, true)
 	if err != nil {
 		res.Violations = append(res.Violations, err.Error())

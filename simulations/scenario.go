@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/tailproof/tailproof"
 )
 
 // Result is one scenario's score.
@@ -227,6 +229,9 @@ func runModelCollect(ctx context.Context, seed uint64, run, base, from, to int, 
 	if trace {
 		d.trace = []string{}
 	}
+	memo := memos.Get().(*tailproof.TranscriptMemo)
+	defer memos.Put(memo)
+	d.memo = memo // the forks share it
 	var mark timelineMark
 	for j := 0; j < to; j++ {
 		if len(d.violations) == 0 {

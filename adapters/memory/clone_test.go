@@ -508,3 +508,35 @@ func TestCloneConcurrentUse(t *testing.T) {
 		t.Fatalf("the same work on both sides ended differently:\n%s\n%s", a, b)
 	}
 }
+
+// TestReadFileSharedNeverChanges: the bytes ReadFileShared returns stay what
+// the file held then, whatever later operations and crashes do to it, and
+// equal what ReadFile returned at the same moment.
+func TestReadFileSharedNeverChanges(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := memory.NewFS()
+		type view struct {
+			name      string
+			got, want []byte
+		}
+		var views []view
+		n := rapid.IntRange(1, 24).Draw(t, "ops")
+		for i := range n {
+			apply(m, drawOp(t, fmt.Sprintf("op %d", i)))
+			name := rapid.SampledFrom(cloneNames[1:]).Draw(t, fmt.Sprintf("view %d", i))
+			got, err := m.ReadFileShared(name)
+			want, werr := m.ReadFile(name)
+			if outcome(err) != outcome(werr) || string(got) != string(want) {
+				t.Fatalf("ReadFileShared(%s) = %q, %v; ReadFile = %q, %v", name, got, err, want, werr)
+			}
+			if err == nil {
+				views = append(views, view{name, got, want})
+			}
+			for _, v := range views {
+				if string(v.got) != string(v.want) {
+					t.Fatalf("after op %d, the shared bytes of %s read %q, were %q", i, v.name, v.got, v.want)
+				}
+			}
+		}
+	})
+}

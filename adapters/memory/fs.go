@@ -29,6 +29,27 @@ func (m *FS) ReadFile(name string) ([]byte, error) {
 	return bytes.Clone(n.data), nil
 }
 
+// ReadFileShared is ReadFile without the copy, for a caller that reads a
+// file many times and never writes the bytes it gets (the simulator reads
+// each crash point's ledger and transcript several times). The slice is the
+// file's own array, capped at its length and marked shared (see
+// node.shared), so no later write, sync, truncate or crash shows in it: a
+// write inside it copies the array first, an append lands past its cap. The
+// caller must not modify it.
+func (m *FS) ReadFileShared(name string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, err := m.lookup(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	if n.dir {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
+	}
+	n.shared = true
+	return n.data[:len(n.data):len(n.data)], nil
+}
+
 // DurableFile returns what a crash right now would leave of the file (without
 // torn prefixes): its synced bytes if its path is durably linked, else
 // fs.ErrNotExist.
@@ -294,6 +315,24 @@ func (m *FS) SyncDir(name string) error {
 	if !n.dir {
 		return pe(syscall.ENOTDIR)
 	}
-	n.syncedEntries = slices.Clone(n.entries)
+	if !sameEntries(n.syncedEntries, n.entries) {
+		n.syncedEntries = slices.Clone(n.entries)
+	}
 	return nil
+}
+
+// sameEntries reports whether a and b list the same names for the same
+// nodes: a SyncDir that changes nothing keeps the synced array it has (the
+// stores sync their directory chain after every append) rather than copy
+// an equal one. The two are never one array either way.
+func sameEntries(a, b dirents) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
