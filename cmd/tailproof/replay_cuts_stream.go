@@ -32,7 +32,7 @@ var errNotStreamable = errors.New("replay: not a clean linear session")
 // decided) when the session is not such a session: missing or empty files,
 // undecodable lines, a chain that branches, gaps or rewinds.
 func streamCrashRows(ctx context.Context, st adapters.Store, sid string, reference bool, now int64, progress func(total, done int)) ([]crashRow, error) {
-	s, total, err := openStream(ctx, st, sid, tailproof.Options{DryRun: true, Reference: reference, NoTrace: true}, now, false)
+	s, total, err := openStream(ctx, st, sid, tailproof.Options{DryRun: true, Reference: reference, NoTrace: true}, now, false, true)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func streamCrashRows(ctx context.Context, st adapters.Store, sid string, referen
 // cannot meet a line it cannot show), then opened for the one pass. total
 // is the number of merged events. errNotStreamable when the session needs
 // the whole-file replay.
-func openStream(ctx context.Context, st adapters.Store, sid string, opts tailproof.Options, now int64, decodes bool) (s *streamState, total int, err error) {
+func openStream(ctx context.Context, st adapters.Store, sid string, opts tailproof.Options, now int64, decodes, tree bool) (s *streamState, total int, err error) {
 	rc, err := st.OpenLedger(ctx, sid)
 	if err != nil {
 		return nil, 0, errNotStreamable
@@ -88,12 +88,12 @@ func openStream(ctx context.Context, st adapters.Store, sid string, opts tailpro
 	}
 	open := func() (io.ReadCloser, error) { return st.OpenTranscript(ctx, sid) }
 	chain, err := qwen.LoadChain(open, qwen.LoadOptions{})
-	if err != nil || !chain.Streaming || chain.Len == 0 || chain.Len != chain.Records || chain.Records != chain.Objects ||
+	if err != nil || chain.Len == 0 || chain.Records != chain.Objects || !tree && (!chain.Streaming || chain.Len != chain.Records) ||
 		len(chain.Gaps) > 0 || len(chain.BadLines) > 0 || chain.Cycle != "" || chain.Degraded() != "" {
 		return nil, 0, errNotStreamable
 	}
 	if decodes {
-		if n, err := linearRecords(open); err != nil || n != chain.Len {
+		if n, err := linearRecords(open, tree); err != nil || n != chain.Records {
 			return nil, 0, errNotStreamable
 		}
 	}
@@ -101,8 +101,6 @@ func openStream(ctx context.Context, st adapters.Store, sid string, opts tailpro
 	if err != nil {
 		return nil, 0, errNotStreamable
 	}
-	rewalkFn := func(n int, yield func(events.Event) error) error { return rewalk(open, n, yield) }
-	cuts.SetRewalk(rewalkFn)
 	tpl := *chain
 	tpl.Gaps, tpl.Diagnostics, tpl.BadLines = nil, nil, nil
 	trc, err := open()
@@ -111,26 +109,43 @@ func openStream(ctx context.Context, st adapters.Store, sid string, opts tailpro
 	}
 	next, stop := iter.Pull2(events.Decode(trc, qwen.Codec{}, events.Options{}))
 	s = &streamState{ctx: ctx, cuts: cuts, tpl: tpl, ldata: ldata, lsrc: lsrc, recs: recs, next: next, reference: opts.Reference, now: now,
-		lkey: timeline.NoKey, tkey: timeline.NoKey, rewalk: rewalkFn, close: func() { stop(); trc.Close() }}
-	return s, len(recs) + chain.Len, nil
+		lkey: timeline.NoKey, tkey: timeline.NoKey, close: func() { stop(); trc.Close() }}
+	s.tree = newChainTree(cutsFolds{cuts}, open)
+	if chain.Streaming && chain.Len == chain.Records {
+		s.tree.every = 0 // one linear chain: no rewind will want a mark
+	}
+	s.rewalk = s.tree.rewalk
+	cuts.SetRewalk(s.tree.rewalk)
+	cuts.SetMarkWalk(func(n int, try func(m *tailproof.ChainMark) bool, yield func(events.Event) error) error {
+		return s.tree.markWalk(n, func(m any) bool { return try(m.(*tailproof.ChainMark)) }, yield)
+	})
+	return s, len(recs) + chain.Records, nil
 }
 
 // linearRecords decodes the transcript through, keeping nothing, and
 // counts its records: an error for an undecodable line or a record that
-// does not continue one linear chain.
-func linearRecords(open func() (io.ReadCloser, error)) (int, error) {
+// does not continue one linear chain (tree: one chainTree can follow).
+func linearRecords(open func() (io.ReadCloser, error), tree bool) (int, error) {
 	rc, err := open()
 	if err != nil {
 		return 0, err
 	}
 	defer rc.Close()
 	var lin linearCheck
+	var shape *chainTree
+	if tree {
+		shape = newChainTree(noFolds{}, nil)
+	}
 	n := 0
 	for e, err := range events.Decode(rc, qwen.Codec{}, events.Options{}) {
 		if err != nil {
 			return n, err
 		}
-		if !lin.add(e, n) {
+		if shape != nil {
+			if err := shape.shape(e); err != nil {
+				return n, err
+			}
+		} else if !lin.add(e, n) {
 			return n, errNotStreamable
 		}
 		n++
@@ -197,8 +212,7 @@ type streamState struct {
 	peek       *events.Event
 	done       bool // the transcript is exhausted
 	last       int64
-	lin        linearCheck
-	leaf       string // the last record's uuid
+	tree       *chainTree // the active chain
 	lsize      int64
 	rewalk     func(n int, yield func(events.Event) error) error
 	close      func()
@@ -290,14 +304,10 @@ func (s *streamState) take() (events.Event, bool, error) {
 	e := *s.peek
 	s.peek = nil
 	s.tkey = timeline.Carry(e, s.tkey)
-	if !s.lin.add(e, s.ti) {
-		return events.Event{}, false, errNotStreamable
+	if err := s.tree.add(e); err != nil {
+		return events.Event{}, false, errors.Join(errNotStreamable, err)
 	}
-	s.leaf = s.lin.prev
 	s.ti++
-	if err := s.cuts.AddChainEvent(e); err != nil {
-		return events.Event{}, false, errNotStreamable
-	}
 	return e, true, nil
 }
 
@@ -306,29 +316,13 @@ func (s *streamState) decide() (tailproof.Result, bool, error) {
 		return tailproof.Result{}, false, nil
 	}
 	chain := s.tpl
-	chain.Len, chain.Records, chain.Objects, chain.LeafUUID = s.ti, s.ti, s.ti, s.leaf
+	chain.Len, chain.Records, chain.Objects, chain.LeafUUID = int(s.tree.depth), s.ti, s.ti, s.tree.tipID
 	return s.cuts.Decide(s.ctx, &chain, clockOr(s.now, s.last))
 }
 
-// rewalk decodes the transcript's first n records again.
-func rewalk(open func() (io.ReadCloser, error), n int, yield func(events.Event) error) error {
-	rc, err := open()
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	i := 0
-	for e, err := range events.Decode(rc, qwen.Codec{}, events.Options{}) {
-		if i == n {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if err := yield(e); err != nil {
-			return err
-		}
-		i++
-	}
-	return nil
-}
+// cutsFolds keeps the one pass in step with a chainTree.
+type cutsFolds struct{ cuts *tailproof.Cuts }
+
+func (c cutsFolds) addChain(e events.Event) error { return c.cuts.AddChainEvent(e) }
+func (c cutsFolds) markChain() any                { return c.cuts.Mark() }
+func (c cutsFolds) restoreChain(m any)            { c.cuts.Restore(m.(*tailproof.ChainMark)) }

@@ -26,6 +26,10 @@ type genOpts struct {
 	// staleMarker: every third admission's tailUuid names an earlier record.
 	staleMarker bool
 	rewindAt    int    // a record at this turn re-parents onto the first one (0: none)
+	// rewindEvery: every N-th turn's first record continues from a record 2
+	// to 6 records back in the file — a rewind on the active chain, or a
+	// branch off one an earlier rewind left (0: none).
+	rewindEvery int
 	gapAt       int    // a record at this turn names a missing parent (0: none)
 	clockBackAt int    // the clock steps back a minute at this turn (0: none)
 	reuseAt     int    // this turn's prompt id is an earlier turn's (0: none)
@@ -38,10 +42,12 @@ func genSession(o genOpts) (ledger, transcript []byte) {
 	parent, first := "null", ""
 	ms := int64(1_700_000_000_000)
 	n := 0
+	var written []string
 	rec := func(typ, prov, extra, msg string) string {
 		ms += 7
 		n++
 		uuid := fmt.Sprintf("r%d", n)
+		written = append(written, uuid)
 		fmt.Fprintf(&tr, `{"uuid":%q,"parentUuid":%s,"sessionId":"s","timestamp":"%s","type":%q,"provenance":%q%s,"message":%s}`+"\n",
 			uuid, parent, timestamp(ms), typ, prov, extra, msg)
 		if first == "" {
@@ -70,6 +76,9 @@ func genSession(o genOpts) (ledger, transcript []byte) {
 		fmt.Fprintf(&l, `{"v":1,"promptId":%q,"state":"in_flight"%s,"at":%d}`+"\n", id, tail, ms)
 		if i == o.rewindAt {
 			parent = `"` + first + `"`
+		}
+		if o.rewindEvery > 0 && i > 1 && i%o.rewindEvery == 0 {
+			parent = `"` + written[len(written)-min(len(written), 2+i%5)] + `"`
 		}
 		if i == o.gapAt {
 			parent = `"missing"`
@@ -191,25 +200,31 @@ func TestCrashPassMatchesReconcilingEachCut(t *testing.T) {
 		name string
 		o    genOpts
 		// all: every crash point after the first transcript record is
-		// decided by the pass, and the session streams; none: no crash
-		// point is.
-		all, none bool
+		// decided by the in-memory pass; none: no crash point is; streams:
+		// the streaming pass takes the session.
+		all, none, streams bool
 	}{
-		{"markers and identities", genOpts{turns: 12, marker: true, identity: true, openLast: 1}, true, false},
-		{"markers, two open", genOpts{turns: 12, marker: true, identity: true, openLast: 2}, true, false},
-		{"no markers", genOpts{turns: 12, identity: true, openLast: 1}, true, false},
-		{"no identities", genOpts{turns: 12, marker: true, openLast: 1}, true, false},
-		{"stale markers", genOpts{turns: 12, marker: true, identity: true, staleMarker: true, openLast: 1}, true, false},
-		{"clock steps back", genOpts{turns: 12, identity: true, clockBackAt: 6, openLast: 1}, true, false},
-		{"reused prompt id", genOpts{turns: 12, marker: true, identity: true, reuseAt: 7, openLast: 1}, true, false},
-		{"rewind", genOpts{turns: 12, marker: true, identity: true, rewindAt: 8, openLast: 1}, false, false},
-		{"gap", genOpts{turns: 12, marker: true, identity: true, gapAt: 5, openLast: 1}, false, false},
-		{"bad line", genOpts{turns: 6, marker: true, identity: true, tail: "{not json\n", openLast: 1}, false, true},
+		{"markers and identities", genOpts{turns: 12, marker: true, identity: true, openLast: 1}, true, false, true},
+		{"markers, two open", genOpts{turns: 12, marker: true, identity: true, openLast: 2}, true, false, true},
+		{"no markers", genOpts{turns: 12, identity: true, openLast: 1}, true, false, true},
+		{"no identities", genOpts{turns: 12, marker: true, openLast: 1}, true, false, true},
+		{"stale markers", genOpts{turns: 12, marker: true, identity: true, staleMarker: true, openLast: 1}, true, false, true},
+		{"clock steps back", genOpts{turns: 12, identity: true, clockBackAt: 6, openLast: 1}, true, false, true},
+		{"reused prompt id", genOpts{turns: 12, marker: true, identity: true, reuseAt: 7, openLast: 1}, true, false, true},
+		{"rewind", genOpts{turns: 12, marker: true, identity: true, rewindAt: 8, openLast: 1}, false, false, true},
+		{"rewinds and branches", genOpts{turns: 30, marker: true, identity: true, rewindEvery: 3, openLast: 1}, false, false, true},
+		{"rewinds, two open", genOpts{turns: 30, marker: true, identity: true, rewindEvery: 4, openLast: 2}, false, false, true},
+		{"rewinds, no markers", genOpts{turns: 30, identity: true, rewindEvery: 3, openLast: 1}, false, false, true},
+		{"rewinds, stale markers", genOpts{turns: 30, marker: true, identity: true, staleMarker: true, rewindEvery: 5, openLast: 1}, false, false, true},
+		{"rewinds, reused id", genOpts{turns: 30, marker: true, identity: true, rewindEvery: 4, reuseAt: 9, openLast: 1}, false, false, true},
+		{"rewinds, clock back", genOpts{turns: 30, identity: true, rewindEvery: 4, clockBackAt: 13, openLast: 1}, false, false, true},
+		{"gap", genOpts{turns: 12, marker: true, identity: true, gapAt: 5, openLast: 1}, false, false, false},
+		{"bad line", genOpts{turns: 6, marker: true, identity: true, tail: "{not json\n", openLast: 1}, false, true, false},
 	} {
 		l, tr := genSession(c.o)
 		passed, streamed := checkCrashPass(t, c.name, l, tr)
-		if streamed != c.all {
-			t.Errorf("%s: streamed %v, want %v", c.name, streamed, c.all)
+		if streamed != c.streams {
+			t.Errorf("%s: streamed %v, want %v", c.name, streamed, c.streams)
 		}
 		s, _ := newQwenSession(c.name, [2][]byte{l, tr}, [2]bool{true, true})
 		firstRecord := 0
@@ -227,6 +242,44 @@ func TestCrashPassMatchesReconcilingEachCut(t *testing.T) {
 			t.Errorf("%s: the pass decided %d crash points, want none", c.name, passed)
 		case !c.all && !c.none && (passed == 0 || passed == all):
 			t.Errorf("%s: the pass decided %d of %d crash points, want some but not all", c.name, passed, all)
+		}
+	}
+}
+
+// With a mark every few records, a rewind restores a mark and reads the
+// records after it again (instead of the whole chain), a mark can sit
+// exactly on the rewound-to record, and old marks are thinned: every crash
+// point of rewinding and branching sessions, simulated and generated, is
+// still what reconcile decides on that cut's bytes.
+func TestStreamedRewindsFromMarks(t *testing.T) {
+	defer func(old int32) { markEvery = old }(markEvery)
+	runs := 120
+	if testing.Short() {
+		runs = 24
+	}
+	for _, every := range []int32{1, 2, 3, 5} {
+		markEvery = every
+		streamed := 0
+		for i, o := range []genOpts{
+			{turns: 40, marker: true, identity: true, rewindEvery: 3, openLast: 1},
+			{turns: 40, marker: true, identity: true, rewindEvery: 2, openLast: 2},
+			{turns: 40, identity: true, rewindEvery: 3, clockBackAt: 20, openLast: 1},
+			{turns: 40, marker: true, identity: true, staleMarker: true, rewindEvery: 4, reuseAt: 11, openLast: 1},
+		} {
+			l, tr := genSession(o)
+			if _, ok := checkCrashPass(t, fmt.Sprintf("every %d, generated %d", every, i), l, tr); ok {
+				streamed++
+			}
+		}
+		if streamed != 4 {
+			t.Fatalf("every %d: %d of 4 rewinding sessions streamed", every, streamed)
+		}
+		for run := range runs / 4 {
+			l, tr, err := simulations.SessionFiles(context.Background(), uint64(every), run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCrashPass(t, fmt.Sprintf("every %d, simulated run %d", every, run), l, tr)
 		}
 	}
 }
@@ -315,7 +368,7 @@ func openStreamForTest(t *testing.T, lp, tp string) bool {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	s, _, err := openStream(context.Background(), sess.Store, sess.ID, tailproof.Options{DryRun: true}, 0, true)
+	s, _, err := openStream(context.Background(), sess.Store, sess.ID, tailproof.Options{DryRun: true}, 0, true, false)
 	if err != nil {
 		return false
 	}
@@ -332,6 +385,7 @@ func FuzzCrashPass(f *testing.F) {
 		{turns: 3, identity: true, staleMarker: true, marker: true, openLast: 2},
 		{turns: 3, identity: true, clockBackAt: 2, openLast: 1},
 		{turns: 3, marker: true, rewindAt: 2, openLast: 1},
+		{turns: 6, marker: true, identity: true, rewindEvery: 2, openLast: 1},
 	} {
 		l, tr := genSession(o)
 		f.Add(append(append(l, 0), tr...))

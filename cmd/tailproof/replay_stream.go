@@ -42,7 +42,7 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 		}
 		return nil
 	}
-	src, total, err := openStream(ctx, sess.Store, sess.ID, tailproof.Options{DryRun: true, Reference: f.reference}, f.now, true)
+	src, total, err := openStream(ctx, sess.Store, sess.ID, tailproof.Options{DryRun: true, Reference: f.reference}, f.now, true, false)
 	if err != nil {
 		return err
 	}
