@@ -117,7 +117,7 @@ func openStream(ctx context.Context, st adapters.Store, sid string, opts tailpro
 	s.rewalk = s.tree.rewalk
 	cuts.SetRewalk(s.tree.rewalk)
 	cuts.SetMarkWalk(func(n int, try func(m *tailproof.ChainMark) bool, yield func(events.Event) error) error {
-		return s.tree.markWalk(n, func(m any) bool { return try(m.(*tailproof.ChainMark)) }, yield)
+		return s.tree.markWalk(0, n, func(m any) bool { return try(m.(*tailproof.ChainMark)) }, yield)
 	})
 	return s, len(recs) + chain.Records, nil
 }

@@ -295,8 +295,13 @@ func replayOutput(args ...string) (string, int) {
 // A streamed replay prints exactly what the whole-file replay prints
 // (forced by --html, which needs the session in memory), step by step and
 // decision by decision, for every way of running it: the goldens, simulated
-// sessions and generated ones, streamable or not.
+// sessions and generated ones — linear, rewinding and branching, or not
+// streamable (a gap).
 func TestStreamedReplayPrintsTheWholeFileReplay(t *testing.T) {
+	// Marks every three records: a rewind restores one and re-reads the
+	// records after it.
+	defer func(old int32) { markEvery = old }(markEvery)
+	markEvery = 3
 	dir := t.TempDir()
 	type sess struct {
 		name      string
@@ -310,9 +315,13 @@ func TestStreamedReplayPrintsTheWholeFileReplay(t *testing.T) {
 		{turns: 8, marker: true, identity: true, staleMarker: true, openLast: 2},
 		{turns: 8, identity: true, clockBackAt: 4, openLast: 1},
 		{turns: 8, marker: true, identity: true, rewindAt: 5, openLast: 1},
+		{turns: 16, marker: true, identity: true, rewindEvery: 3, openLast: 1},
+		{turns: 16, identity: true, rewindEvery: 2, clockBackAt: 9, openLast: 2},
+		{turns: 16, marker: true, identity: true, staleMarker: true, rewindEvery: 4, openLast: 1},
+		{turns: 8, marker: true, identity: true, gapAt: 5, openLast: 1},
 	} {
 		l, tr := genSession(o)
-		sessions = append(sessions, sess{name: fmt.Sprintf("gen%d", i), l: l, tr: tr, streams: i < 3, checkable: true})
+		sessions = append(sessions, sess{name: fmt.Sprintf("gen%d", i), l: l, tr: tr, streams: i < 7, checkable: true})
 	}
 	for run := range 24 {
 		l, tr, err := simulations.SessionFiles(context.Background(), 1, run)
@@ -368,7 +377,7 @@ func openStreamForTest(t *testing.T, lp, tp string) bool {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	s, _, err := openStream(context.Background(), sess.Store, sess.ID, tailproof.Options{DryRun: true}, 0, true, false)
+	s, _, err := openStream(context.Background(), sess.Store, sess.ID, tailproof.Options{DryRun: true}, 0, true, true)
 	if err != nil {
 		return false
 	}

@@ -42,7 +42,7 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 		}
 		return nil
 	}
-	src, total, err := openStream(ctx, sess.Store, sess.ID, tailproof.Options{DryRun: true, Reference: f.reference}, f.now, true, false)
+	src, total, err := openStream(ctx, sess.Store, sess.ID, tailproof.Options{DryRun: true, Reference: f.reference}, f.now, true, true)
 	if err != nil {
 		return err
 	}
@@ -54,6 +54,7 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 	w := &replayWriter{w: stdout, json: f.asJSON}
 	st := newStepper(&session{exists: [2]bool{true, true}, ev: &timeline.Evidence{}})
 	st.inc.rewalk, st.forget = src.rewalk, true
+	st.inc.tree, st.inc.slot = src.tree, src.tree.follow(st.inc)
 	bar := cli.NewProgress(stderr, "replay", stop)
 	for n := range decideAt {
 		e, ok, err := src.take()

@@ -33,7 +33,7 @@ import (
 // is no record read so far (a gap), two records on one line — is
 // errNotStreamable.
 type chainTree struct {
-	folds  chainFolds
+	folds  []chainFolds // each kept in step with the active chain; a mark holds one mark of each
 	open   func() (io.ReadCloser, error)
 	recs   []treeRec
 	byHash map[uint64]int32 // uuid hash → record
@@ -62,7 +62,7 @@ type treeMark struct {
 	rec   int32 // the chain's last record at the mark (-1: empty)
 	depth int32
 	uuid  string
-	m     any
+	m     []any // one per chainFolds
 }
 
 // markEvery is the chain length between the marks nearest the tip; older
@@ -80,9 +80,26 @@ func (noFolds) markChain() any              { return nil }
 func (noFolds) restoreChain(any)            {}
 
 func newChainTree(folds chainFolds, open func() (io.ReadCloser, error)) *chainTree {
-	t := &chainTree{folds: folds, open: open, byHash: map[uint64]int32{}, tip: -1, every: markEvery}
-	t.marks = []treeMark{{rec: -1, m: folds.markChain()}}
+	t := &chainTree{open: open, byHash: map[uint64]int32{}, tip: -1, every: markEvery}
+	t.marks = []treeMark{{rec: -1}}
+	t.follow(folds)
 	return t
+}
+
+// follow keeps folds in step with the chain too; it must be called
+// before the first record. It returns the slot of folds' marks (markWalk).
+func (t *chainTree) follow(folds chainFolds) int {
+	t.folds = append(t.folds, folds)
+	t.marks[0].m = append(t.marks[0].m, folds.markChain())
+	return len(t.folds) - 1
+}
+
+func (t *chainTree) markAll() []any {
+	ms := make([]any, len(t.folds))
+	for i, f := range t.folds {
+		ms[i] = f.markChain()
+	}
+	return ms
 }
 
 // add folds record e, the transcript's next: after a rewind or branch the
@@ -155,12 +172,14 @@ func (t *chainTree) record(e events.Event, h uint64, j int32) int32 {
 
 // step folds record i (e), the active chain's next.
 func (t *chainTree) step(i int32, e events.Event, rec *qwen.Record) error {
-	if err := t.folds.addChain(e); err != nil {
-		return err
+	for _, f := range t.folds {
+		if err := f.addChain(e); err != nil {
+			return err
+		}
 	}
 	t.tip, t.tipID, t.depth = i, strings.Clone(rec.UUID), t.depth+1
 	if t.every > 0 && t.depth%t.every == 0 {
-		t.marks = append(t.marks, treeMark{rec: i, depth: t.depth, uuid: t.tipID, m: t.folds.markChain()})
+		t.marks = append(t.marks, treeMark{rec: i, depth: t.depth, uuid: t.tipID, m: t.markAll()})
 		t.thin()
 	}
 	return nil
@@ -210,7 +229,9 @@ func (t *chainTree) rewind(j int32, id string) error {
 	clear(t.marks[mi+1:])
 	t.marks = t.marks[:mi+1]
 	m := t.marks[mi]
-	t.folds.restoreChain(m.m)
+	for i, f := range t.folds {
+		f.restoreChain(m.m[i])
+	}
 	t.tip, t.tipID, t.depth = m.rec, m.uuid, m.depth
 	err := t.read(path[m.depth:], func(k int32, e events.Event) error {
 		rec, ok := e.Body.(*qwen.Record)
@@ -240,13 +261,13 @@ func (t *chainTree) rewalk(n int, yield func(events.Event) error) error {
 // markWalk offers the marks on the active chain to try, the deepest
 // first, and feeds the chain records after the first it accepts, up to the
 // chain's first n, to yield (reconcile.MarkWalk).
-func (t *chainTree) markWalk(n int, try func(m any) bool, yield func(events.Event) error) error {
+func (t *chainTree) markWalk(slot, n int, try func(m any) bool, yield func(events.Event) error) error {
 	if t.tip < 0 {
 		return nil
 	}
 	for mi := len(t.marks) - 1; mi >= 0; mi-- {
 		m := t.marks[mi]
-		if int(m.depth) > n || !try(m.m) {
+		if int(m.depth) > n || !try(m.m[slot]) {
 			continue
 		}
 		p := t.path(t.tip)
