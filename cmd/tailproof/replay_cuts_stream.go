@@ -89,7 +89,7 @@ func openStream(ctx context.Context, st adapters.Store, sid string, opts tailpro
 	open := func() (io.ReadCloser, error) { return st.OpenTranscript(ctx, sid) }
 	chain, err := qwen.LoadChain(open, qwen.LoadOptions{})
 	if err != nil || chain.Len == 0 || chain.Records != chain.Objects || !tree && (!chain.Streaming || chain.Len != chain.Records) ||
-		len(chain.Gaps) > 0 || len(chain.BadLines) > 0 || chain.Cycle != "" || chain.Degraded() != "" {
+		!tree && len(chain.Gaps) > 0 || len(chain.BadLines) > 0 || chain.Cycle != "" || chain.Degraded() != "" && len(chain.Gaps) == 0 {
 		return nil, 0, errNotStreamable
 	}
 	if decodes {
@@ -317,6 +317,7 @@ func (s *streamState) decide() (tailproof.Result, bool, error) {
 	}
 	chain := s.tpl
 	chain.Len, chain.Records, chain.Objects, chain.LeafUUID = int(s.tree.depth), s.ti, s.ti, s.tree.tipID
+	chain.Gaps = s.tree.chainGaps()
 	return s.cuts.Decide(s.ctx, &chain, clockOr(s.now, s.last))
 }
 

@@ -31,6 +31,7 @@ type genOpts struct {
 	// branch off one an earlier rewind left (0: none).
 	rewindEvery int
 	gapAt       int    // a record at this turn names a missing parent (0: none)
+	rootAt      int    // a record at this turn has no parent: a second root (0: none)
 	clockBackAt int    // the clock steps back a minute at this turn (0: none)
 	reuseAt     int    // this turn's prompt id is an earlier turn's (0: none)
 	tail        string // bytes appended to the transcript
@@ -82,6 +83,9 @@ func genSession(o genOpts) (ledger, transcript []byte) {
 		}
 		if i == o.gapAt {
 			parent = `"missing"`
+		}
+		if i == o.rootAt {
+			parent = "null"
 		}
 		extra := ""
 		if o.identity {
@@ -218,7 +222,10 @@ func TestCrashPassMatchesReconcilingEachCut(t *testing.T) {
 		{"rewinds, stale markers", genOpts{turns: 30, marker: true, identity: true, staleMarker: true, rewindEvery: 5, openLast: 1}, false, false, true},
 		{"rewinds, reused id", genOpts{turns: 30, marker: true, identity: true, rewindEvery: 4, reuseAt: 9, openLast: 1}, false, false, true},
 		{"rewinds, clock back", genOpts{turns: 30, identity: true, rewindEvery: 4, clockBackAt: 13, openLast: 1}, false, false, true},
-		{"gap", genOpts{turns: 12, marker: true, identity: true, gapAt: 5, openLast: 1}, false, false, false},
+		{"gap", genOpts{turns: 12, marker: true, identity: true, gapAt: 5, openLast: 1}, false, false, true},
+		{"gap, then rewinds across it", genOpts{turns: 30, marker: true, identity: true, gapAt: 9, rewindEvery: 4, openLast: 1}, false, false, true},
+		{"second root", genOpts{turns: 12, marker: true, identity: true, rootAt: 6, openLast: 1}, false, false, true},
+		{"second root, no markers", genOpts{turns: 12, identity: true, rootAt: 4, rewindEvery: 5, openLast: 2}, false, false, true},
 		{"bad line", genOpts{turns: 6, marker: true, identity: true, tail: "{not json\n", openLast: 1}, false, true, false},
 	} {
 		l, tr := genSession(c.o)
@@ -265,14 +272,15 @@ func TestStreamedRewindsFromMarks(t *testing.T) {
 			{turns: 40, marker: true, identity: true, rewindEvery: 2, openLast: 2},
 			{turns: 40, identity: true, rewindEvery: 3, clockBackAt: 20, openLast: 1},
 			{turns: 40, marker: true, identity: true, staleMarker: true, rewindEvery: 4, reuseAt: 11, openLast: 1},
+			{turns: 40, marker: true, identity: true, gapAt: 13, rootAt: 27, rewindEvery: 3, openLast: 1},
 		} {
 			l, tr := genSession(o)
 			if _, ok := checkCrashPass(t, fmt.Sprintf("every %d, generated %d", every, i), l, tr); ok {
 				streamed++
 			}
 		}
-		if streamed != 4 {
-			t.Fatalf("every %d: %d of 4 rewinding sessions streamed", every, streamed)
+		if streamed != 5 {
+			t.Fatalf("every %d: %d of 5 rewinding sessions streamed", every, streamed)
 		}
 		for run := range runs / 4 {
 			l, tr, err := simulations.SessionFiles(context.Background(), uint64(every), run)
@@ -319,9 +327,11 @@ func TestStreamedReplayPrintsTheWholeFileReplay(t *testing.T) {
 		{turns: 16, identity: true, rewindEvery: 2, clockBackAt: 9, openLast: 2},
 		{turns: 16, marker: true, identity: true, staleMarker: true, rewindEvery: 4, openLast: 1},
 		{turns: 8, marker: true, identity: true, gapAt: 5, openLast: 1},
+		{turns: 16, marker: true, identity: true, gapAt: 7, rewindEvery: 3, openLast: 1},
+		{turns: 8, identity: true, rootAt: 4, openLast: 2},
 	} {
 		l, tr := genSession(o)
-		sessions = append(sessions, sess{name: fmt.Sprintf("gen%d", i), l: l, tr: tr, streams: i < 7, checkable: true})
+		sessions = append(sessions, sess{name: fmt.Sprintf("gen%d", i), l: l, tr: tr, streams: true, checkable: true})
 	}
 	for run := range 24 {
 		l, tr, err := simulations.SessionFiles(context.Background(), 1, run)

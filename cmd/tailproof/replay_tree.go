@@ -27,11 +27,15 @@ import (
 // between that mark and the rewound-to record, not the chain (ADR 0035,
 // 2026-12-01 night).
 //
+// A record whose parent is no record read so far (a gap) or who has none
+// (a second root) starts the active chain again, as the index's walk back
+// stops there; the gap is the chain's while its leaf descends from that
+// record.
+//
 // It keeps a few words per record (offset, line, parent, chain length and a
 // uuid hash), never a record. A shape it cannot follow — a record that is
-// not a conversation record, a repeated uuid, a second root, a parent that
-// is no record read so far (a gap), two records on one line — is
-// errNotStreamable.
+// not a conversation record, a repeated uuid, a record that is the missing
+// parent of an earlier one, two records on one line — is errNotStreamable.
 type chainTree struct {
 	folds  []chainFolds // each kept in step with the active chain; a mark holds one mark of each
 	open   func() (io.ReadCloser, error)
@@ -42,6 +46,12 @@ type chainTree struct {
 	depth  int32            // records on the active chain
 	marks  []treeMark       // on the active chain, by depth; marks[0] is the empty chain
 	every  int32            // the chain length between two marks at the tip
+	root   int32            // the active chain's first record
+	// gaps holds the records whose parent is no record read so far: each
+	// starts an active chain that ends in that gap (qwen.Chain.Gaps);
+	// missing holds those parents' hashes (one read later would join them).
+	gaps    map[int32]qwen.Gap
+	missing map[uint64]struct{}
 }
 
 // chainFolds is what a chainTree keeps in step with the active chain.
@@ -80,7 +90,8 @@ func (noFolds) markChain() any              { return nil }
 func (noFolds) restoreChain(any)            {}
 
 func newChainTree(folds chainFolds, open func() (io.ReadCloser, error)) *chainTree {
-	t := &chainTree{open: open, byHash: map[uint64]int32{}, tip: -1, every: markEvery}
+	t := &chainTree{open: open, byHash: map[uint64]int32{}, tip: -1, every: markEvery, root: -1,
+		gaps: map[int32]qwen.Gap{}, missing: map[uint64]struct{}{}}
 	t.marks = []treeMark{{rec: -1}}
 	t.follow(folds)
 	return t
@@ -109,13 +120,34 @@ func (t *chainTree) add(e events.Event) error {
 	if err != nil {
 		return err
 	}
-	if j != t.tip {
+	switch {
+	case j < 0 && t.tip >= 0:
+		t.restart() // a second root, or a gap: the chain starts again here
+	case j != t.tip:
 		if err := t.rewind(j, rec.ParentUUID); err != nil {
 			return err
 		}
 	}
 	i := t.record(e, h, j)
 	return t.step(i, e, rec)
+}
+
+// restart empties the active chain (its folds restored to the empty mark).
+func (t *chainTree) restart() {
+	clear(t.marks[1:])
+	t.marks = t.marks[:1]
+	for i, f := range t.folds {
+		f.restoreChain(t.marks[0].m[i])
+	}
+	t.tip, t.tipID, t.depth = -1, "", 0
+}
+
+// chainGaps is the active chain's gap, as qwen.Chain.Gaps lists it.
+func (t *chainTree) chainGaps() []qwen.Gap {
+	if g, ok := t.gaps[t.root]; ok && t.root >= 0 {
+		return []qwen.Gap{g}
+	}
+	return nil
 }
 
 // shape checks that record e, the transcript's next, is one add can
@@ -142,17 +174,22 @@ func (t *chainTree) check(e events.Event) (*qwen.Record, uint64, int32, error) {
 	if _, dup := t.byHash[h]; dup {
 		return nil, 0, 0, errNotStreamable // a repeated uuid (or a hash collision): fragments
 	}
+	if _, late := t.missing[h]; late {
+		return nil, 0, 0, errNotStreamable // the missing parent of an earlier record: the chain joins backwards
+	}
 	switch p := rec.ParentUUID; {
-	case len(t.recs) == 0 && p == "":
-		return rec, h, -1, nil
-	case len(t.recs) == 0 || p == "":
-		return nil, 0, 0, errNotStreamable // a first record with a parent, or a second root
-	case p == t.tipID:
+	case p == "":
+		return rec, h, -1, nil // the first record, or a second root
+	case p == t.tipID && t.tip >= 0:
 		return rec, h, t.tip, nil
 	default:
-		j, ok := t.byHash[maphash.String(treeSeed, p)]
+		ph := maphash.String(treeSeed, p)
+		j, ok := t.byHash[ph]
 		if !ok {
-			return nil, 0, 0, errNotStreamable // a gap: the parent is no record read so far
+			// A gap: the parent is no record read so far.
+			t.gaps[int32(len(t.recs))] = qwen.Gap{ChildUUID: strings.Clone(rec.UUID), MissingParentUUID: strings.Clone(p)}
+			t.missing[ph] = struct{}{}
+			return rec, h, -1, nil
 		}
 		return rec, h, j, nil
 	}
@@ -167,6 +204,9 @@ func (t *chainTree) record(e events.Event, h uint64, j int32) int32 {
 		depth = t.recs[j].depth + 1
 	}
 	t.recs = append(t.recs, treeRec{off: e.Pos.Offset, line: int32(e.Pos.Line), parent: j, depth: depth})
+	if j < 0 {
+		t.root = i
+	}
 	return i
 }
 
@@ -229,13 +269,18 @@ func (t *chainTree) rewind(j int32, id string) error {
 	clear(t.marks[mi+1:])
 	t.marks = t.marks[:mi+1]
 	m := t.marks[mi]
+	t.root = path[0]
 	for i, f := range t.folds {
 		f.restoreChain(m.m[i])
 	}
 	t.tip, t.tipID, t.depth = m.rec, m.uuid, m.depth
 	err := t.read(path[m.depth:], func(k int32, e events.Event) error {
 		rec, ok := e.Body.(*qwen.Record)
-		if !ok || rec.ParentUUID != t.tipID || t.byHash[maphash.String(treeSeed, rec.UUID)] != k {
+		parent := t.tipID // the chain's root has none, or its gap's
+		if t.recs[k].parent < 0 {
+			parent = t.gaps[k].MissingParentUUID
+		}
+		if !ok || rec.ParentUUID != parent || t.byHash[maphash.String(treeSeed, rec.UUID)] != k {
 			return fmt.Errorf("replay: record at %s: %w", e.Pos, qwen.ErrChanged)
 		}
 		return t.step(k, e, rec)
