@@ -31,10 +31,10 @@ var errNotStreamable = errors.New("replay: not a clean linear session")
 // are those the whole-file path prints. errNotStreamable (and nothing
 // decided) when the session is not such a session: missing or empty files,
 // undecodable lines, a chain that branches, gaps or rewinds.
-func streamCrashRows(ctx context.Context, st adapters.Store, sid string, reference bool, now int64, progress func(total, done int)) ([]crashRow, error) {
-	s, total, err := openStream(ctx, st, sid, tailproof.Options{DryRun: true, Reference: reference, NoTrace: true}, now, false, true)
+func streamCrashRows(ctx context.Context, st adapters.Store, sid string, f replayFlags, progress func(total, done int)) ([]crashRow, []string, error) {
+	s, total, err := openStream(ctx, st, sid, tailproof.Options{DryRun: true, Reference: f.reference, NoTrace: true}, f.now, false, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer s.close()
 	total++ // the crash before any event
@@ -45,7 +45,7 @@ func streamCrashRows(ctx context.Context, st adapters.Store, sid string, referen
 		}
 		row, more, err := s.step(n)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rows = append(rows, row)
 		if !more {
@@ -53,9 +53,9 @@ func streamCrashRows(ctx context.Context, st adapters.Store, sid string, referen
 		}
 	}
 	if len(rows) != total {
-		return nil, errNotStreamable // the transcript changed since it was indexed
+		return nil, nil, errNotStreamable // the transcript changed since it was indexed
 	}
-	return rows, nil
+	return rows, s.warnings(f), nil
 }
 
 // openStream opens a session for a streamed replay: the ledger read whole
@@ -65,6 +65,7 @@ func streamCrashRows(ctx context.Context, st adapters.Store, sid string, referen
 // is the number of merged events. errNotStreamable when the session needs
 // the whole-file replay.
 func openStream(ctx context.Context, st adapters.Store, sid string, opts tailproof.Options, now int64, decodes, tree bool) (s *streamState, total int, err error) {
+	var warn *badSummary
 	rc, err := st.OpenLedger(ctx, sid)
 	if err != nil {
 		return nil, 0, errNotStreamable
@@ -89,13 +90,16 @@ func openStream(ctx context.Context, st adapters.Store, sid string, opts tailpro
 	open := func() (io.ReadCloser, error) { return st.OpenTranscript(ctx, sid) }
 	chain, err := qwen.LoadChain(open, qwen.LoadOptions{})
 	if err != nil || chain.Len == 0 || chain.Records != chain.Objects || !tree && (!chain.Streaming || chain.Len != chain.Records) ||
-		!tree && len(chain.Gaps) > 0 || len(chain.BadLines) > 0 || chain.Cycle != "" || chain.Degraded() != "" && len(chain.Gaps) == 0 {
+		!tree && (len(chain.Gaps) > 0 || len(chain.BadLines) > 0) || chain.Cycle != "" || skipsRecords(chain) {
 		return nil, 0, errNotStreamable
 	}
+	bad := newBadLines(chain.BadLines)
 	if decodes {
-		if n, err := linearRecords(open, tree); err != nil || n != chain.Records {
+		pre := newBadLines(chain.BadLines)
+		if n, err := linearRecords(open, tree, pre); err != nil || n != chain.Records {
 			return nil, 0, errNotStreamable
 		}
+		warn = &pre.sum
 	}
 	cuts, err := tailproof.NewCuts(opts)
 	if err != nil {
@@ -108,8 +112,12 @@ func openStream(ctx context.Context, st adapters.Store, sid string, opts tailpro
 		return nil, 0, errNotStreamable
 	}
 	next, stop := iter.Pull2(events.Decode(trc, qwen.Codec{}, events.Options{}))
-	s = &streamState{ctx: ctx, cuts: cuts, tpl: tpl, ldata: ldata, lsrc: lsrc, recs: recs, next: next, reference: opts.Reference, now: now,
+	s = &streamState{ctx: ctx, cuts: cuts, tpl: tpl, ldata: ldata, lsrc: lsrc, recs: recs, next: next, reference: opts.Reference, now: now, bad: bad,
 		lkey: timeline.NoKey, tkey: timeline.NoKey, close: func() { stop(); trc.Close() }}
+	s.warn = warn
+	if warn == nil {
+		s.warn = &bad.sum // complete once the pass has read the transcript through
+	}
 	s.tree = newChainTree(cutsFolds{cuts}, open)
 	if chain.Streaming && chain.Len == chain.Records {
 		s.tree.every = 0 // one linear chain: no rewind will want a mark
@@ -125,7 +133,7 @@ func openStream(ctx context.Context, st adapters.Store, sid string, opts tailpro
 // linearRecords decodes the transcript through, keeping nothing, and
 // counts its records: an error for an undecodable line or a record that
 // does not continue one linear chain (tree: one chainTree can follow).
-func linearRecords(open func() (io.ReadCloser, error), tree bool) (int, error) {
+func linearRecords(open func() (io.ReadCloser, error), tree bool, bad *badLines) (int, error) {
 	rc, err := open()
 	if err != nil {
 		return 0, err
@@ -136,11 +144,19 @@ func linearRecords(open func() (io.ReadCloser, error), tree bool) (int, error) {
 	if tree {
 		shape = newChainTree(noFolds{}, nil)
 	}
-	n := 0
+	n, line := 0, 0
 	for e, err := range events.Decode(rc, qwen.Codec{}, events.Options{}) {
+		var ee *events.Error
+		if errors.As(err, &ee) && tree {
+			if err := bad.meet(ee, line); err != nil {
+				return n, err
+			}
+			continue
+		}
 		if err != nil {
 			return n, err
 		}
+		line = e.Pos.Line
 		if shape != nil {
 			if err := shape.shape(e); err != nil {
 				return n, err
@@ -150,7 +166,27 @@ func linearRecords(open func() (io.ReadCloser, error), tree bool) (int, error) {
 		}
 		n++
 	}
+	if tree {
+		return n, bad.done()
+	}
 	return n, nil
+}
+
+// skipsRecords: the index skipped or merged records (an invalid record, a
+// record of unknown type, fragments, a hash collision), which the streamed
+// pass does not follow.
+func skipsRecords(c *qwen.Chain) bool {
+	for _, d := range c.Diagnostics {
+		switch d.Code {
+		case qwen.DiagConflictingParent, qwen.DiagHashCollision, qwen.DiagInvalidRecord:
+			return true
+		case qwen.DiagUnknownRecordOrPart:
+			if d.Path == "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // linearCheck tells whether each next record continues one linear chain:
@@ -213,6 +249,9 @@ type streamState struct {
 	done       bool // the transcript is exhausted
 	last       int64
 	tree       *chainTree // the active chain
+	bad        *badLines
+	warn       *badSummary // the transcript's undecodable lines, for the warning
+	line       int // the last transcript record's line
 	lsize      int64
 	rewalk     func(n int, yield func(events.Event) error) error
 	close      func()
@@ -236,6 +275,9 @@ func (s *streamState) step(n int) (row crashRow, more bool, err error) {
 			s.last = e.Time.Ms
 		}
 	}
+	if err := s.fill(); err != nil { // where the cut ends (decide)
+		return row, false, err
+	}
 	res, ok, derr := s.decide()
 	if ok {
 		row.fill(res, derr)
@@ -246,9 +288,6 @@ func (s *streamState) step(n int) (row crashRow, more bool, err error) {
 		}
 		row.fillOutcome(out)
 	}
-	if err := s.fill(); err != nil {
-		return row, false, err
-	}
 	return row, s.li < len(s.recs) || s.peek != nil, nil
 }
 
@@ -258,16 +297,19 @@ func (s *streamState) fill() error {
 		return nil
 	}
 	e, err, ok := s.next()
-	switch {
-	case !ok:
-		s.done = true
-		return nil
-	case err != nil:
+	for ok && err != nil {
 		var ee *events.Error
-		if errors.As(err, &ee) {
-			return errNotStreamable // an undecodable line the index did not see
+		if !errors.As(err, &ee) {
+			return fmt.Errorf("read transcript: %w", err)
 		}
-		return fmt.Errorf("read transcript: %w", err)
+		if err := s.bad.meet(ee, s.line); err != nil {
+			return err // an undecodable line the index did not see
+		}
+		e, err, ok = s.next()
+	}
+	if !ok {
+		s.done = true
+		return s.bad.done()
 	}
 	if s.ti == 0 && e.Pos.Offset != 0 {
 		return errNotStreamable // bytes before the first record stay with the empty cut
@@ -307,7 +349,7 @@ func (s *streamState) take() (events.Event, bool, error) {
 	if err := s.tree.add(e); err != nil {
 		return events.Event{}, false, errors.Join(errNotStreamable, err)
 	}
-	s.ti++
+	s.ti, s.line = s.ti+1, e.Pos.Line
 	return e, true, nil
 }
 
@@ -318,6 +360,11 @@ func (s *streamState) decide() (tailproof.Result, bool, error) {
 	chain := s.tpl
 	chain.Len, chain.Records, chain.Objects, chain.LeafUUID = int(s.tree.depth), s.ti, s.ti, s.tree.tipID
 	chain.Gaps = s.tree.chainGaps()
+	end := int64(fileEnd)
+	if s.peek != nil {
+		end = s.peek.Pos.Offset
+	}
+	chain.BadLines = s.bad.of(s.tree.recs[s.ti-1].off, end)
 	return s.cuts.Decide(s.ctx, &chain, clockOr(s.now, s.last))
 }
 
@@ -327,3 +374,10 @@ type cutsFolds struct{ cuts *tailproof.Cuts }
 func (c cutsFolds) addChain(e events.Event) error { return c.cuts.AddChainEvent(e) }
 func (c cutsFolds) markChain() any                { return c.cuts.Mark() }
 func (c cutsFolds) restoreChain(m any)            { c.cuts.Restore(m.(*tailproof.ChainMark)) }
+
+// warnings are replayWarnings' for the streamed session (its ledger decoded
+// without a bad line).
+func (s *streamState) warnings(f replayFlags) []string {
+	paths, roles := warningNames(f, false)
+	return append([]string{}, s.warn.warnings(paths[1], roles[1], s.tpl.Records)...)
+}

@@ -32,6 +32,7 @@ type genOpts struct {
 	rewindEvery int
 	gapAt       int    // a record at this turn names a missing parent (0: none)
 	rootAt      int    // a record at this turn has no parent: a second root (0: none)
+	badAt       int    // an undecodable line follows this turn's records (0: none)
 	clockBackAt int    // the clock steps back a minute at this turn (0: none)
 	reuseAt     int    // this turn's prompt id is an earlier turn's (0: none)
 	tail        string // bytes appended to the transcript
@@ -93,6 +94,9 @@ func genSession(o genOpts) (ledger, transcript []byte) {
 		}
 		rec("user", "real_user", extra, `{"role":"user","parts":[{"text":"do the thing"}]}`)
 		last = rec("assistant", "assistant_output", "", `{"role":"model","parts":[{"text":"done"}]}`)
+		if i == o.badAt {
+			tr.WriteString(`{"uuid":"torn","parentUuid":` + "\n")
+		}
 		if i <= o.turns-o.openLast {
 			ms += 3
 			fmt.Fprintf(&l, `{"v":1,"promptId":%q,"terminal":"completed","stopReason":"end_turn","at":%d}`+"\n", id, ms)
@@ -137,7 +141,7 @@ func checkCrashPass(t *testing.T, name string, ledger, transcript []byte) (passe
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("%s (reference %v): one pass differs from reconciling each cut (-cut +pass):\n%s", name, ref, diff)
 		}
-		rows, err := streamCrashRows(context.Background(), store, "", ref, 0, nil)
+		rows, _, err := streamCrashRows(context.Background(), store, "", replayFlags{reference: ref}, nil)
 		switch {
 		case errors.Is(err, errNotStreamable):
 		case err != nil:
@@ -226,7 +230,10 @@ func TestCrashPassMatchesReconcilingEachCut(t *testing.T) {
 		{"gap, then rewinds across it", genOpts{turns: 30, marker: true, identity: true, gapAt: 9, rewindEvery: 4, openLast: 1}, false, false, true},
 		{"second root", genOpts{turns: 12, marker: true, identity: true, rootAt: 6, openLast: 1}, false, false, true},
 		{"second root, no markers", genOpts{turns: 12, identity: true, rootAt: 4, rewindEvery: 5, openLast: 2}, false, false, true},
-		{"bad line", genOpts{turns: 6, marker: true, identity: true, tail: "{not json\n", openLast: 1}, false, true, false},
+		{"torn tail", genOpts{turns: 6, marker: true, identity: true, tail: "{not json\n", openLast: 1}, false, true, true},
+		{"torn tail without a newline", genOpts{turns: 6, marker: true, identity: true, tail: `{"uuid":"x","par`, openLast: 1}, false, true, true},
+		{"corrupt line", genOpts{turns: 12, marker: true, identity: true, badAt: 5, openLast: 1}, false, true, true},
+		{"corrupt line, rewinds", genOpts{turns: 30, marker: true, identity: true, badAt: 11, rewindEvery: 4, tail: "{\n", openLast: 1}, false, true, true},
 	} {
 		l, tr := genSession(c.o)
 		passed, streamed := checkCrashPass(t, c.name, l, tr)
@@ -272,7 +279,7 @@ func TestStreamedRewindsFromMarks(t *testing.T) {
 			{turns: 40, marker: true, identity: true, rewindEvery: 2, openLast: 2},
 			{turns: 40, identity: true, rewindEvery: 3, clockBackAt: 20, openLast: 1},
 			{turns: 40, marker: true, identity: true, staleMarker: true, rewindEvery: 4, reuseAt: 11, openLast: 1},
-			{turns: 40, marker: true, identity: true, gapAt: 13, rootAt: 27, rewindEvery: 3, openLast: 1},
+			{turns: 40, marker: true, identity: true, gapAt: 13, rootAt: 27, rewindEvery: 3, badAt: 20, openLast: 1},
 		} {
 			l, tr := genSession(o)
 			if _, ok := checkCrashPass(t, fmt.Sprintf("every %d, generated %d", every, i), l, tr); ok {
@@ -329,6 +336,7 @@ func TestStreamedReplayPrintsTheWholeFileReplay(t *testing.T) {
 		{turns: 8, marker: true, identity: true, gapAt: 5, openLast: 1},
 		{turns: 16, marker: true, identity: true, gapAt: 7, rewindEvery: 3, openLast: 1},
 		{turns: 8, identity: true, rootAt: 4, openLast: 2},
+		{turns: 8, marker: true, identity: true, badAt: 3, rewindEvery: 3, tail: "{not json", openLast: 1},
 	} {
 		l, tr := genSession(o)
 		sessions = append(sessions, sess{name: fmt.Sprintf("gen%d", i), l: l, tr: tr, streams: true, checkable: true})

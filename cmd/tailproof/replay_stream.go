@@ -25,7 +25,7 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 	if f.crashAt == "all" {
 		var bar *cli.Progress
 		made := false
-		rows, err := streamCrashRows(ctx, sess.Store, sess.ID, f.reference, f.now, func(total, done int) {
+		rows, warnings, err := streamCrashRows(ctx, sess.Store, sess.ID, f, func(total, done int) {
 			if !made {
 				bar, made = cli.NewProgress(stderr, "crash points", total), true
 			}
@@ -36,7 +36,7 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 			return err
 		}
 		w := &replayWriter{w: stdout, json: f.asJSON}
-		printCrashTable(w, rows, []string{})
+		printCrashTable(w, rows, warnings)
 		if w.err != nil {
 			return cli.WithCode(cli.Write, w.err)
 		}
@@ -79,8 +79,11 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 		}
 	}
 	bar.Done()
+	if err := src.fill(); err != nil { // where the cut ends (decide)
+		return cli.WithCode(cli.Input, fmt.Errorf("the transcript changed while it was replayed (after step %d): %w", decideAt, err))
+	}
 	out := src.outcome(decideAt)
-	w.outcome(out, total, crash, []string{})
+	w.outcome(out, total, crash, src.warnings(f))
 	if w.err != nil {
 		return cli.WithCode(cli.Write, w.err)
 	}
