@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/adapters/jsonl"
@@ -424,4 +425,34 @@ func FuzzCrashPass(f *testing.F) {
 		}
 		checkCrashPass(t, "fuzz", l, tr)
 	})
+}
+
+// Every crash point of a random generated session — any mix of markers,
+// identities, stale markers, rewinds and branches, a gap, a second root,
+// corrupt lines, a torn tail, clock steps and reused ids, marked every 1
+// to 6 records or at the default spacing — is what reconcile decides on
+// that cut's bytes, in memory and streamed.
+func TestCrashPassOnRandomSessions(t *testing.T) {
+	defer func(old int32) { markEvery = old }(markEvery)
+	runs, streamed := 0, 0
+	rapid.Check(t, func(rt *rapid.T) {
+		turns := rapid.IntRange(1, 14).Draw(rt, "turns")
+		at := func(name string) int { return rapid.IntRange(0, turns).Draw(rt, name) }
+		o := genOpts{turns: turns, marker: rapid.Bool().Draw(rt, "marker"), identity: rapid.Bool().Draw(rt, "identity"),
+			staleMarker: rapid.Bool().Draw(rt, "stale"), rewindEvery: rapid.IntRange(0, 4).Draw(rt, "rewindEvery"),
+			rewindAt: at("rewindAt"), gapAt: at("gapAt"), rootAt: at("rootAt"), badAt: at("badAt"),
+			clockBackAt: at("clockBackAt"), reuseAt: at("reuseAt"), openLast: rapid.IntRange(0, 2).Draw(rt, "openLast"),
+			tail: rapid.SampledFrom([]string{"", "{not json\n", `{"uuid":"x","par`}).Draw(rt, "tail")}
+		markEvery = rapid.SampledFrom([]int32{1, 2, 3, 6, 64}).Draw(rt, "markEvery")
+		l, tr := genSession(o)
+		_, ok := checkCrashPass(t, fmt.Sprintf("%+v", o), l, tr)
+		runs++
+		if ok {
+			streamed++
+		}
+	})
+	if streamed == 0 {
+		t.Fatalf("none of %d random sessions streamed", runs)
+	}
+	t.Logf("%d of %d random sessions streamed", streamed, runs)
 }
