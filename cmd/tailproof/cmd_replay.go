@@ -80,8 +80,9 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return runReplayBatch(ctx, f, stdout, stderr)
 	}
-	if f.dsh == "" && f.html == "" {
-		// A clean linear session streams: its transcript is never held.
+	if f.dsh == "" && !replayWholeFile {
+		// A Qwen session the one pass can follow streams: its transcript
+		// is never held.
 		if err := replayStreaming(ctx, f, stdout, stderr); !errors.Is(err, errNotStreamable) {
 			return err
 		}
@@ -118,7 +119,7 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if crash {
 			crashPoint = decideAt
 		}
-		if err := writeReplayHTML(f.html, s, out, crashPoint); err != nil {
+		if err := writeReplayHTML(f.html, pageOf(s, out, crashPoint)); err != nil {
 			return err
 		}
 	}
@@ -178,6 +179,10 @@ func loadReplaySession(ctx context.Context, f replayFlags) (*session, error) {
 	s, err := loadStore(ctx, sess.Store, sess.ID, name)
 	return s, cli.WithCode(cli.Input, err)
 }
+
+// replayWholeFile makes every replay take the whole-file path (tests
+// compare the streamed one with it).
+var replayWholeFile bool
 
 // replayWarnings are the input warnings of the files replayed: lines that
 // did not decode, counted with their first positions.
@@ -421,7 +426,7 @@ func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, st
 	w := &replayWriter{w: stdout, json: f.asJSON}
 	printCrashTable(w, rows, replayWarnings(s, f))
 	if f.html != "" {
-		if err := writeReplayHTML(f.html, s, decide(ctx, s, s.ev.Len(), f.reference, f.now), -1); err != nil {
+		if err := writeReplayHTML(f.html, pageOf(s, decide(ctx, s, s.ev.Len(), f.reference, f.now), -1)); err != nil {
 			return err
 		}
 	}

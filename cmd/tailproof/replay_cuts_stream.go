@@ -31,12 +31,15 @@ var errNotStreamable = errors.New("replay: not a clean linear session")
 // are those the whole-file path prints. errNotStreamable (and nothing
 // decided) when the session is not such a session: missing or empty files,
 // undecodable lines, a chain that branches, gaps or rewinds.
-func streamCrashRows(ctx context.Context, st adapters.Store, sid string, f replayFlags, progress func(total, done int)) ([]crashRow, []string, error) {
+func streamCrashRows(ctx context.Context, st adapters.Store, sid string, f replayFlags, progress func(total, done int)) ([]crashRow, []string, *replayPageOf, error) {
 	s, total, err := openStream(ctx, st, sid, tailproof.Options{DryRun: true, Reference: f.reference, NoTrace: true}, f.now, false, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer s.close()
+	if f.html != "" {
+		s.page = timeline.New()
+	}
 	total++ // the crash before any event
 	rows := make([]crashRow, 0, total)
 	for n := 0; ; n++ {
@@ -45,7 +48,7 @@ func streamCrashRows(ctx context.Context, st adapters.Store, sid string, f repla
 		}
 		row, more, err := s.step(n)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		rows = append(rows, row)
 		if !more {
@@ -53,9 +56,21 @@ func streamCrashRows(ctx context.Context, st adapters.Store, sid string, f repla
 		}
 	}
 	if len(rows) != total {
-		return nil, nil, errNotStreamable // the transcript changed since it was indexed
+		return nil, nil, nil, errNotStreamable // the transcript changed since it was indexed
 	}
-	return rows, s.warnings(f), nil
+	var page *replayPageOf
+	if s.page != nil {
+		// The decision over the whole files, with its trace (the pass keeps
+		// none): a dry-run reconcile of them, as the whole-file path's.
+		out, _ := newOutcome(total - 1)
+		if out.Error == "" {
+			opts := tailproof.Options{Now: func() int64 { return clockOr(f.now, s.last) }, DryRun: true, Reference: f.reference}
+			res, err := tailproof.Reconcile(ctx, st, sid, opts)
+			out = outcomeOf(res, err, f.reference, out)
+		}
+		page = &replayPageOf{events: total - 1, items: s.page.Items(), out: out, crashAt: -1}
+	}
+	return rows, s.warnings(f), page, nil
 }
 
 // openStream opens a session for a streamed replay: the ledger read whole
@@ -251,6 +266,7 @@ type streamState struct {
 	tree       *chainTree // the active chain
 	bad        *badLines
 	warn       *badSummary // the transcript's undecodable lines, for the warning
+	page       *timeline.Timeline // every event taken, for --html (nil without)
 	line       int // the last transcript record's line
 	lsize      int64
 	rewalk     func(n int, yield func(events.Event) error) error
@@ -338,6 +354,7 @@ func (s *streamState) take() (events.Event, bool, error) {
 		}
 		s.cuts.AddLedger(s.recs[s.li-1], int(end-s.lsize))
 		s.lsize = end
+		s.onPage(e)
 		return e, true, nil
 	}
 	if s.peek == nil {
@@ -350,6 +367,7 @@ func (s *streamState) take() (events.Event, bool, error) {
 		return events.Event{}, false, errors.Join(errNotStreamable, err)
 	}
 	s.ti, s.line = s.ti+1, e.Pos.Line
+	s.onPage(e)
 	return e, true, nil
 }
 
@@ -380,4 +398,11 @@ func (c cutsFolds) restoreChain(m any)            { c.cuts.Restore(m.(*tailproof
 func (s *streamState) warnings(f replayFlags) []string {
 	paths, roles := warningNames(f, false)
 	return append([]string{}, s.warn.warnings(paths[1], roles[1], s.tpl.Records)...)
+}
+
+// onPage adds e, the event just taken, to the --html page's timeline.
+func (s *streamState) onPage(e events.Event) {
+	if s.page != nil {
+		s.page.Add(e)
+	}
 }

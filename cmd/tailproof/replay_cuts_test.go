@@ -142,7 +142,7 @@ func checkCrashPass(t *testing.T, name string, ledger, transcript []byte) (passe
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("%s (reference %v): one pass differs from reconciling each cut (-cut +pass):\n%s", name, ref, diff)
 		}
-		rows, _, err := streamCrashRows(context.Background(), store, "", replayFlags{reference: ref}, nil)
+		rows, _, _, err := streamCrashRows(context.Background(), store, "", replayFlags{reference: ref}, nil)
 		switch {
 		case errors.Is(err, errNotStreamable):
 		case err != nil:
@@ -309,8 +309,8 @@ func replayOutput(args ...string) (string, int) {
 }
 
 // A streamed replay prints exactly what the whole-file replay prints
-// (forced by --html, which needs the session in memory), step by step and
-// decision by decision, for every way of running it: the goldens, simulated
+// (replayWholeFile), step by step and decision by decision, and writes the
+// same --html page, for every way of running it: the goldens, simulated
 // sessions and generated ones — linear, rewinding and branching, or not
 // streamable (a gap).
 func TestStreamedReplayPrintsTheWholeFileReplay(t *testing.T) {
@@ -374,10 +374,35 @@ func TestStreamedReplayPrintsTheWholeFileReplay(t *testing.T) {
 		for _, extra := range [][]string{nil, {"--json"}, {"--at", "3"}, {"--crash-at", "5"}, {"--crash-at", "0", "--json"},
 			{"--crash-at", "all"}, {"--crash-at", "all", "--json", "--reference"}, {"--reference", "--now", "1700000000001"}, {"--at", "999"}} {
 			args := append(append([]string{}, extra...), files...)
-			got, gotCode := replayOutput(args...)
-			want, wantCode := replayOutput(append(args, "--html", filepath.Join(dir, "page.html"))...)
+			streamedPage, wholePage := filepath.Join(dir, "streamed.html"), filepath.Join(dir, "whole.html")
+			os.Remove(streamedPage)
+			os.Remove(wholePage)
+			html := len(extra) > 0 && extra[0] != "--at" // the page too, most ways
+			withPage := func(page string) []string {
+				if html {
+					return append(append([]string{}, args...), "--html", page)
+				}
+				return args
+			}
+			got, gotCode := replayOutput(withPage(streamedPage)...)
+			replayWholeFile = true
+			want, wantCode := replayOutput(withPage(wholePage)...)
+			replayWholeFile = false
 			if gotCode != wantCode || got != want {
 				t.Fatalf("%s %v: exit %d, want %d; output differs (-whole file +streamed):\n%s", s.name, extra, gotCode, wantCode, cmp.Diff(want, got))
+			}
+			if html {
+				gp, err1 := os.ReadFile(streamedPage)
+				wp, err2 := os.ReadFile(wholePage)
+				if errors.Is(err1, os.ErrNotExist) && errors.Is(err2, os.ErrNotExist) {
+					continue // neither run wrote one (an error it exited on)
+				}
+				if err1 != nil || err2 != nil {
+					t.Fatalf("%s %v: %v %v", s.name, extra, err1, err2)
+				}
+				if !bytes.Equal(gp, wp) {
+					t.Fatalf("%s %v: the --html page differs (-whole file +streamed):\n%s", s.name, extra, cmp.Diff(string(wp), string(gp)))
+				}
 			}
 		}
 	}

@@ -22,10 +22,14 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 		return errNotStreamable // the general path reports it
 	}
 	defer sess.Close()
+	name := sess.ID
+	if name == "" {
+		name = f.sf.transcript
+	}
 	if f.crashAt == "all" {
 		var bar *cli.Progress
 		made := false
-		rows, warnings, err := streamCrashRows(ctx, sess.Store, sess.ID, f, func(total, done int) {
+		rows, warnings, page, err := streamCrashRows(ctx, sess.Store, sess.ID, f, func(total, done int) {
 			if !made {
 				bar, made = cli.NewProgress(stderr, "crash points", total), true
 			}
@@ -37,6 +41,12 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 		}
 		w := &replayWriter{w: stdout, json: f.asJSON}
 		printCrashTable(w, rows, warnings)
+		if page != nil {
+			page.name = name
+			if err := writeReplayHTML(f.html, *page); err != nil {
+				return err
+			}
+		}
 		if w.err != nil {
 			return cli.WithCode(cli.Write, w.err)
 		}
@@ -47,6 +57,9 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 		return err
 	}
 	defer src.close()
+	if f.html != "" {
+		src.page = timeline.New()
+	}
 	stop, decideAt, crash, err := replayRange(f, total)
 	if err != nil {
 		return err
@@ -84,6 +97,11 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 	}
 	out := src.outcome(decideAt)
 	w.outcome(out, total, crash, src.warnings(f))
+	if src.page != nil {
+		if err := src.pageTo(f.html, name, out, total, crash, decideAt); err != nil {
+			return err
+		}
+	}
 	if w.err != nil {
 		return cli.WithCode(cli.Write, w.err)
 	}
@@ -110,4 +128,23 @@ func (s *streamState) outcome(n int) outcome {
 		return outcomeOf(res, err, s.reference, out)
 	}
 	return decideQwenCut(s.ctx, mem, [2][]byte{s.ldata[:s.lsize], nil}, [2]bool{true, true}, s.reference, clockOr(s.now, s.last), out)
+}
+
+// pageTo writes the --html page: the events after the decision point are
+// taken too (the page shows them all), the decision is out's.
+func (s *streamState) pageTo(path, name string, out outcome, total int, crash bool, decideAt int) error {
+	for {
+		_, ok, err := s.take()
+		if err != nil {
+			return cli.WithCode(cli.Input, fmt.Errorf("the transcript changed while it was replayed: %w", err))
+		}
+		if !ok {
+			break
+		}
+	}
+	crashAt := -1
+	if crash {
+		crashAt = decideAt
+	}
+	return writeReplayHTML(path, replayPageOf{name: name, events: total, items: s.page.Items(), out: out, crashAt: crashAt})
 }
