@@ -265,9 +265,10 @@ type streamState struct {
 	last       int64
 	tree       *chainTree // the active chain
 	bad        *badLines
-	warn       *badSummary // the transcript's undecodable lines, for the warning
+	warn       *badSummary        // the transcript's undecodable lines, for the warning
 	page       *timeline.Timeline // every event taken, for --html (nil without)
-	line       int // the last transcript record's line
+	line       int                // the last transcript record's line
+	lastOff    int64              // and its offset
 	lsize      int64
 	rewalk     func(n int, yield func(events.Event) error) error
 	close      func()
@@ -366,7 +367,7 @@ func (s *streamState) take() (events.Event, bool, error) {
 	if err := s.tree.add(e); err != nil {
 		return events.Event{}, false, errors.Join(errNotStreamable, err)
 	}
-	s.ti, s.line = s.ti+1, e.Pos.Line
+	s.ti, s.line, s.lastOff = s.ti+1, e.Pos.Line, e.Pos.Offset
 	s.onPage(e)
 	return e, true, nil
 }
@@ -382,7 +383,7 @@ func (s *streamState) decide() (tailproof.Result, bool, error) {
 	if s.peek != nil {
 		end = s.peek.Pos.Offset
 	}
-	chain.BadLines = s.bad.of(s.tree.recs[s.ti-1].off, end)
+	chain.BadLines = s.bad.of(s.lastOff, end)
 	return s.cuts.Decide(s.ctx, &chain, clockOr(s.now, s.last))
 }
 

@@ -26,18 +26,22 @@ type genOpts struct {
 	identity bool // prompt records carry daemonPromptId
 	// staleMarker: every third admission's tailUuid names an earlier record.
 	staleMarker bool
-	rewindAt    int    // a record at this turn re-parents onto the first one (0: none)
+	rewindAt    int // a record at this turn re-parents onto the first one (0: none)
 	// rewindEvery: every N-th turn's first record continues from a record 2
 	// to 6 records back in the file — a rewind on the active chain, or a
 	// branch off one an earlier rewind left (0: none).
 	rewindEvery int
-	gapAt       int    // a record at this turn names a missing parent (0: none)
-	rootAt      int    // a record at this turn has no parent: a second root (0: none)
-	badAt       int    // an undecodable line follows this turn's records (0: none)
-	clockBackAt int    // the clock steps back a minute at this turn (0: none)
-	reuseAt     int    // this turn's prompt id is an earlier turn's (0: none)
-	tail        string // bytes appended to the transcript
-	openLast    int    // prompts left without a terminal at the end
+	gapAt       int // a record at this turn names a missing parent (0: none)
+	rootAt      int // a record at this turn has no parent: a second root (0: none)
+	badAt       int // an undecodable line follows this turn's records (0: none)
+	artifactAt  int // an artifact record (never on a chain) follows this turn's records (0: none)
+	// artifactParent: the next turn's first record names that artifact
+	// record as its parent.
+	artifactParent bool
+	clockBackAt    int    // the clock steps back a minute at this turn (0: none)
+	reuseAt        int    // this turn's prompt id is an earlier turn's (0: none)
+	tail           string // bytes appended to the transcript
+	openLast       int    // prompts left without a terminal at the end
 }
 
 func genSession(o genOpts) (ledger, transcript []byte) {
@@ -95,6 +99,14 @@ func genSession(o genOpts) (ledger, transcript []byte) {
 		}
 		rec("user", "real_user", extra, `{"role":"user","parts":[{"text":"do the thing"}]}`)
 		last = rec("assistant", "assistant_output", "", `{"role":"model","parts":[{"text":"done"}]}`)
+		if i == o.artifactAt {
+			ms += 7
+			fmt.Fprintf(&tr, `{"uuid":"art%d","parentUuid":%s,"sessionId":"s","timestamp":"%s","type":"system","subtype":"session_artifact_event","systemPayload":{}}`+"\n",
+				i, parent, timestamp(ms))
+			if o.artifactParent {
+				parent = fmt.Sprintf(`"art%d"`, i)
+			}
+		}
 		if i == o.badAt {
 			tr.WriteString(`{"uuid":"torn","parentUuid":` + "\n")
 		}
@@ -233,6 +245,9 @@ func TestCrashPassMatchesReconcilingEachCut(t *testing.T) {
 		{"second root, no markers", genOpts{turns: 12, identity: true, rootAt: 4, rewindEvery: 5, openLast: 2}, false, false, true},
 		{"torn tail", genOpts{turns: 6, marker: true, identity: true, tail: "{not json\n", openLast: 1}, false, true, true},
 		{"torn tail without a newline", genOpts{turns: 6, marker: true, identity: true, tail: `{"uuid":"x","par`, openLast: 1}, false, true, true},
+		{"artifact record", genOpts{turns: 12, marker: true, identity: true, artifactAt: 4, openLast: 1}, false, false, true},
+		{"artifact record, rewinds", genOpts{turns: 30, marker: true, identity: true, artifactAt: 7, rewindEvery: 3, openLast: 1}, false, false, true},
+		{"a record's parent is an artifact", genOpts{turns: 12, marker: true, identity: true, artifactAt: 5, artifactParent: true, openLast: 1}, false, false, true},
 		{"corrupt line", genOpts{turns: 12, marker: true, identity: true, badAt: 5, openLast: 1}, false, true, true},
 		{"corrupt line, rewinds", genOpts{turns: 30, marker: true, identity: true, badAt: 11, rewindEvery: 4, tail: "{\n", openLast: 1}, false, true, true},
 	} {
@@ -466,7 +481,7 @@ func TestCrashPassOnRandomSessions(t *testing.T) {
 		o := genOpts{turns: turns, marker: rapid.Bool().Draw(rt, "marker"), identity: rapid.Bool().Draw(rt, "identity"),
 			staleMarker: rapid.Bool().Draw(rt, "stale"), rewindEvery: rapid.IntRange(0, 4).Draw(rt, "rewindEvery"),
 			rewindAt: at("rewindAt"), gapAt: at("gapAt"), rootAt: at("rootAt"), badAt: at("badAt"),
-			clockBackAt: at("clockBackAt"), reuseAt: at("reuseAt"), openLast: rapid.IntRange(0, 2).Draw(rt, "openLast"),
+			clockBackAt: at("clockBackAt"), reuseAt: at("reuseAt"), artifactAt: at("artifactAt"), artifactParent: rapid.Bool().Draw(rt, "artifactParent"), openLast: rapid.IntRange(0, 2).Draw(rt, "openLast"),
 			tail: rapid.SampledFrom([]string{"", "{not json\n", `{"uuid":"x","par`}).Draw(rt, "tail")}
 		markEvery = rapid.SampledFrom([]int32{1, 2, 3, 6, 64}).Draw(rt, "markEvery")
 		l, tr := genSession(o)

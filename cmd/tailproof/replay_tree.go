@@ -32,10 +32,11 @@ import (
 // stops there; the gap is the chain's while its leaf descends from that
 // record.
 //
-// It keeps a few words per record (offset, line, parent, chain length and a
-// uuid hash), never a record. A shape it cannot follow — a record that is
-// not a conversation record, a repeated uuid, a record that is the missing
-// parent of an earlier one, two records on one line — is errNotStreamable.
+// Records that are never on a chain (artifact and managed-session records)
+// are only counted. It keeps a few words per record (offset, line, parent,
+// chain length and a uuid hash), never a record. A shape it cannot follow
+// — a repeated uuid, a record that is the missing parent of an earlier one,
+// two records on one line — is errNotStreamable.
 type chainTree struct {
 	folds  []chainFolds // each kept in step with the active chain; a mark holds one mark of each
 	open   func() (io.ReadCloser, error)
@@ -52,6 +53,11 @@ type chainTree struct {
 	// missing holds those parents' hashes (one read later would join them).
 	gaps    map[int32]qwen.Gap
 	missing map[uint64]struct{}
+	// side holds the uuid hashes of the records that are never on a chain
+	// (artifact and managed-session records, qwen.IsConversationRecord);
+	// line is the last record's line, of either kind.
+	side map[uint64]struct{}
+	line int32
 }
 
 // chainFolds is what a chainTree keeps in step with the active chain.
@@ -91,7 +97,7 @@ func (noFolds) restoreChain(any)            {}
 
 func newChainTree(folds chainFolds, open func() (io.ReadCloser, error)) *chainTree {
 	t := &chainTree{open: open, byHash: map[uint64]int32{}, tip: -1, every: markEvery, root: -1,
-		gaps: map[int32]qwen.Gap{}, missing: map[uint64]struct{}{}}
+		gaps: map[int32]qwen.Gap{}, missing: map[uint64]struct{}{}, side: map[uint64]struct{}{}}
 	t.marks = []treeMark{{rec: -1}}
 	t.follow(folds)
 	return t
@@ -116,6 +122,9 @@ func (t *chainTree) markAll() []any {
 // add folds record e, the transcript's next: after a rewind or branch the
 // chain is first taken back to e's parent.
 func (t *chainTree) add(e events.Event) error {
+	if side, err := t.aside(e); side || err != nil {
+		return err
+	}
 	rec, h, j, err := t.check(e)
 	if err != nil {
 		return err
@@ -153,6 +162,9 @@ func (t *chainTree) chainGaps() []qwen.Gap {
 // shape checks that record e, the transcript's next, is one add can
 // follow, without folding anything.
 func (t *chainTree) shape(e events.Event) error {
+	if side, err := t.aside(e); side || err != nil {
+		return err
+	}
 	rec, h, j, err := t.check(e)
 	if err != nil {
 		return err
@@ -161,17 +173,41 @@ func (t *chainTree) shape(e events.Event) error {
 	return nil
 }
 
+// aside notes e when it is a record that is never on a chain (side true):
+// the index neither walks nor aggregates it, and a conversation record
+// naming it as its parent has a gap.
+func (t *chainTree) aside(e events.Event) (side bool, err error) {
+	rec, ok := e.Body.(*qwen.Record)
+	if !ok {
+		return false, errNotStreamable
+	}
+	if int32(e.Pos.Line) <= t.line {
+		return false, errNotStreamable // two records on one line: not re-readable by line
+	}
+	t.line = int32(e.Pos.Line)
+	if qwen.IsConversationRecord(rec) {
+		return false, nil
+	}
+	if rec.UUID != "" {
+		h := maphash.String(treeSeed, rec.UUID)
+		_, conv := t.byHash[h]
+		if _, dup := t.side[h]; dup || conv {
+			return true, errNotStreamable // a uuid shared with another record
+		}
+		t.side[h] = struct{}{}
+	}
+	return true, nil
+}
+
 // check is e's record, uuid hash and parent (-1: none).
 func (t *chainTree) check(e events.Event) (*qwen.Record, uint64, int32, error) {
 	rec, ok := e.Body.(*qwen.Record)
-	if !ok || !qwen.IsConversationRecord(rec) || rec.UUID == "" {
+	if !ok || rec.UUID == "" {
 		return nil, 0, 0, errNotStreamable
 	}
-	if n := len(t.recs); n > 0 && int32(e.Pos.Line) <= t.recs[n-1].line {
-		return nil, 0, 0, errNotStreamable // two records on one line: not re-readable by line
-	}
 	h := maphash.String(treeSeed, rec.UUID)
-	if _, dup := t.byHash[h]; dup {
+	_, side := t.side[h]
+	if _, dup := t.byHash[h]; dup || side {
 		return nil, 0, 0, errNotStreamable // a repeated uuid (or a hash collision): fragments
 	}
 	if _, late := t.missing[h]; late {

@@ -41,9 +41,9 @@ type Cuts struct {
 	turnResults    map[string]string
 	neutral        *attribution.Neutral
 
-	dirty  bool      // the ledger changed since the candidates' folds were chosen
-	folds  []cutFold // the current candidates' folds
-	stale  bool      // some current candidate has no fold
+	dirty    bool      // the ledger changed since the candidates' folds were chosen
+	folds    []cutFold // the current candidates' folds
+	stale    bool      // some current candidate has no fold
 	base     *Core     // a core fed the ledger so far (sync); each cut's core is a copy
 	rewalk   Rewalk
 	markWalk MarkWalk
