@@ -20,7 +20,9 @@ import (
 // The caller vouches for the shape of what it feeds: ledger records that
 // each decoded from one line (no malformed line in the cut), and a
 // transcript whose active chain, at every cut, is every record so far in
-// file order (one linear chain, ADR 0020). Decide returns false when a
+// file order (one linear chain, ADR 0020) — or, where it rewinds or
+// branches, whose chain the caller takes back with Restore and feeds again
+// from the mark (ADR 0035, 2026-12-01 night). Decide returns false when a
 // decision would need a fold this single pass does not hold and cannot
 // rebuild (see reconcile.Cuts); that cut must be decided by Reconcile on
 // its bytes.
@@ -62,6 +64,28 @@ func (c *Cuts) SetRewalk(r func(n int, yield func(events.Event) error) error) { 
 
 // ChainLen is the number of transcript records folded.
 func (c *Cuts) ChainLen() int { return c.cuts.ChainLen() }
+
+// ChainMark is a copy of what a Cuts holds about the active chain so far
+// (reconcile.ChainMark).
+type ChainMark = reconcile.ChainMark
+
+// Mark copies what the pass holds about the active chain so far.
+func (c *Cuts) Mark() *ChainMark { return c.cuts.Mark() }
+
+// SetMarkWalk lets the pass fork a prompt's fold from a mark taken
+// earlier on the active chain instead of reading the chain from its first
+// record (reconcile.MarkWalk): the deepest mark first, try says whether it
+// will do, then the records after it, up to the chain's first n.
+func (c *Cuts) SetMarkWalk(w func(n int, try func(m *ChainMark) bool, yield func(events.Event) error) error) {
+	c.cuts.SetMarkWalk(w)
+}
+
+// Restore takes the active chain back to a mark taken earlier in this pass
+// (its first m.Len() records): a transcript that rewinds or branches
+// continues its active chain from an earlier record. Feed the records
+// between the mark and the record the chain now continues from again, then
+// the new one. The ledger fed so far stays.
+func (c *Cuts) Restore(m *ChainMark) { c.cuts.Restore(m) }
 
 // Decide is Reconcile's dry run on the cut so far, the clock reading now;
 // chain is the transcript's chain as qwen.LoadChain would index the cut.

@@ -80,8 +80,9 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return runReplayBatch(ctx, f, stdout, stderr)
 	}
-	if f.dsh == "" && f.html == "" {
-		// A clean linear session streams: its transcript is never held.
+	if f.dsh == "" && !replayWholeFile {
+		// A Qwen session the one pass can follow streams: its transcript
+		// is never held.
 		if err := replayStreaming(ctx, f, stdout, stderr); !errors.Is(err, errNotStreamable) {
 			return err
 		}
@@ -118,7 +119,7 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if crash {
 			crashPoint = decideAt
 		}
-		if err := writeReplayHTML(f.html, s, out, crashPoint); err != nil {
+		if err := writeReplayHTML(f.html, pageOf(s, out, crashPoint)); err != nil {
 			return err
 		}
 	}
@@ -179,31 +180,59 @@ func loadReplaySession(ctx context.Context, f replayFlags) (*session, error) {
 	return s, cli.WithCode(cli.Input, err)
 }
 
+// replayWholeFile makes every replay take the whole-file path (tests
+// compare the streamed one with it).
+var replayWholeFile bool
+
 // replayWarnings are the input warnings of the files replayed: lines that
 // did not decode, counted with their first positions.
 func replayWarnings(s *session, f replayFlags) []string {
-	paths := [2]string{f.sf.ledger, f.sf.transcript}
-	roles := [2]string{"ledger", "transcript"}
-	if s.dsh {
-		paths, roles = [2]string{f.dsh}, [2]string{"dsh log"}
-	} else if f.sf.session != "" {
-		paths = [2]string{"of session " + f.sf.session, "of session " + f.sf.session}
-	}
+	paths, roles := warningNames(f, s.dsh)
 	out := []string{}
 	for i, src := range s.ev.Sources {
 		if roles[i] == "" || !s.exists[i] {
 			continue
 		}
-		rep := cli.FileReport{Path: paths[i], Present: true, Checked: true, Records: new(len(src.Events)), Undecodable: len(src.Bad)}
+		var sum badSummary
 		for _, b := range src.Bad {
-			rep.TornTail = errors.Is(b, events.ErrTornTail)
-			if len(rep.First) < cli.FirstPositions {
-				rep.First = append(rep.First, cli.Position{Line: b.Pos.Line, Offset: b.Pos.Offset, Reason: b.Detail})
-			}
+			sum.add(b)
 		}
-		out = append(out, rep.Warnings(roles[i])...)
+		out = append(out, sum.warnings(paths[i], roles[i], len(src.Events))...)
 	}
 	return out
+}
+
+// warningNames are the paths and roles replayWarnings names the files by.
+func warningNames(f replayFlags, dsh bool) (paths, roles [2]string) {
+	paths = [2]string{f.sf.ledger, f.sf.transcript}
+	roles = [2]string{"ledger", "transcript"}
+	if dsh {
+		paths, roles = [2]string{f.dsh}, [2]string{"dsh log"}
+	} else if f.sf.session != "" {
+		paths = [2]string{"of session " + f.sf.session, "of session " + f.sf.session}
+	}
+	return paths, roles
+}
+
+// badSummary is what a file's warning says of its undecodable lines: how
+// many, the first positions, and whether the last is a torn tail.
+type badSummary struct {
+	n     int
+	first []cli.Position
+	torn  bool
+}
+
+func (b *badSummary) add(e *events.Error) {
+	b.n++
+	b.torn = errors.Is(e, events.ErrTornTail)
+	if len(b.first) < cli.FirstPositions {
+		b.first = append(b.first, cli.Position{Line: e.Pos.Line, Offset: e.Pos.Offset, Reason: e.Detail})
+	}
+}
+
+func (b *badSummary) warnings(path, role string, records int) []string {
+	rep := cli.FileReport{Path: path, Present: true, Checked: true, Records: new(records), Undecodable: b.n, TornTail: b.torn, First: b.first}
+	return rep.Warnings(role)
 }
 
 // replayWriter prints steps and outcomes as text or JSON lines, keeping the
@@ -397,7 +426,7 @@ func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, st
 	w := &replayWriter{w: stdout, json: f.asJSON}
 	printCrashTable(w, rows, replayWarnings(s, f))
 	if f.html != "" {
-		if err := writeReplayHTML(f.html, s, decide(ctx, s, s.ev.Len(), f.reference, f.now), -1); err != nil {
+		if err := writeReplayHTML(f.html, pageOf(s, decide(ctx, s, s.ev.Len(), f.reference, f.now), -1)); err != nil {
 			return err
 		}
 	}

@@ -31,12 +31,15 @@ var errNotStreamable = errors.New("replay: not a clean linear session")
 // are those the whole-file path prints. errNotStreamable (and nothing
 // decided) when the session is not such a session: missing or empty files,
 // undecodable lines, a chain that branches, gaps or rewinds.
-func streamCrashRows(ctx context.Context, st adapters.Store, sid string, reference bool, now int64, progress func(total, done int)) ([]crashRow, error) {
-	s, total, err := openStream(ctx, st, sid, tailproof.Options{DryRun: true, Reference: reference, NoTrace: true}, now, false)
+func streamCrashRows(ctx context.Context, st adapters.Store, sid string, f replayFlags, progress func(total, done int)) ([]crashRow, []string, *replayPageOf, error) {
+	s, total, err := openStream(ctx, st, sid, tailproof.Options{DryRun: true, Reference: f.reference, NoTrace: true}, f.now, false, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	defer s.close()
+	if f.html != "" {
+		s.page = timeline.New()
+	}
 	total++ // the crash before any event
 	rows := make([]crashRow, 0, total)
 	for n := 0; ; n++ {
@@ -45,7 +48,7 @@ func streamCrashRows(ctx context.Context, st adapters.Store, sid string, referen
 		}
 		row, more, err := s.step(n)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		rows = append(rows, row)
 		if !more {
@@ -53,9 +56,21 @@ func streamCrashRows(ctx context.Context, st adapters.Store, sid string, referen
 		}
 	}
 	if len(rows) != total {
-		return nil, errNotStreamable // the transcript changed since it was indexed
+		return nil, nil, nil, errNotStreamable // the transcript changed since it was indexed
 	}
-	return rows, nil
+	var page *replayPageOf
+	if s.page != nil {
+		// The decision over the whole files, with its trace (the pass keeps
+		// none): a dry-run reconcile of them, as the whole-file path's.
+		out, _ := newOutcome(total - 1)
+		if out.Error == "" {
+			opts := tailproof.Options{Now: func() int64 { return clockOr(f.now, s.last) }, DryRun: true, Reference: f.reference}
+			res, err := tailproof.Reconcile(ctx, st, sid, opts)
+			out = outcomeOf(res, err, f.reference, out)
+		}
+		page = &replayPageOf{events: total - 1, items: s.page.Items(), out: out, crashAt: -1}
+	}
+	return rows, s.warnings(f), page, nil
 }
 
 // openStream opens a session for a streamed replay: the ledger read whole
@@ -64,7 +79,8 @@ func streamCrashRows(ctx context.Context, st adapters.Store, sid string, referen
 // cannot meet a line it cannot show), then opened for the one pass. total
 // is the number of merged events. errNotStreamable when the session needs
 // the whole-file replay.
-func openStream(ctx context.Context, st adapters.Store, sid string, opts tailproof.Options, now int64, decodes bool) (s *streamState, total int, err error) {
+func openStream(ctx context.Context, st adapters.Store, sid string, opts tailproof.Options, now int64, decodes, tree bool) (s *streamState, total int, err error) {
+	var warn *badSummary
 	rc, err := st.OpenLedger(ctx, sid)
 	if err != nil {
 		return nil, 0, errNotStreamable
@@ -88,21 +104,22 @@ func openStream(ctx context.Context, st adapters.Store, sid string, opts tailpro
 	}
 	open := func() (io.ReadCloser, error) { return st.OpenTranscript(ctx, sid) }
 	chain, err := qwen.LoadChain(open, qwen.LoadOptions{})
-	if err != nil || !chain.Streaming || chain.Len == 0 || chain.Len != chain.Records || chain.Records != chain.Objects ||
-		len(chain.Gaps) > 0 || len(chain.BadLines) > 0 || chain.Cycle != "" || chain.Degraded() != "" {
+	if err != nil || chain.Len == 0 || chain.Records != chain.Objects || !tree && (!chain.Streaming || chain.Len != chain.Records) ||
+		!tree && (len(chain.Gaps) > 0 || len(chain.BadLines) > 0) || chain.Cycle != "" || skipsRecords(chain) {
 		return nil, 0, errNotStreamable
 	}
+	bad := newBadLines(chain.BadLines)
 	if decodes {
-		if n, err := linearRecords(open); err != nil || n != chain.Len {
+		pre := newBadLines(chain.BadLines)
+		if n, err := linearRecords(open, tree, pre); err != nil || n != chain.Records {
 			return nil, 0, errNotStreamable
 		}
+		warn = &pre.sum
 	}
 	cuts, err := tailproof.NewCuts(opts)
 	if err != nil {
 		return nil, 0, errNotStreamable
 	}
-	rewalkFn := func(n int, yield func(events.Event) error) error { return rewalk(open, n, yield) }
-	cuts.SetRewalk(rewalkFn)
 	tpl := *chain
 	tpl.Gaps, tpl.Diagnostics, tpl.BadLines = nil, nil, nil
 	trc, err := open()
@@ -110,32 +127,81 @@ func openStream(ctx context.Context, st adapters.Store, sid string, opts tailpro
 		return nil, 0, errNotStreamable
 	}
 	next, stop := iter.Pull2(events.Decode(trc, qwen.Codec{}, events.Options{}))
-	s = &streamState{ctx: ctx, cuts: cuts, tpl: tpl, ldata: ldata, lsrc: lsrc, recs: recs, next: next, reference: opts.Reference, now: now,
-		lkey: timeline.NoKey, tkey: timeline.NoKey, rewalk: rewalkFn, close: func() { stop(); trc.Close() }}
-	return s, len(recs) + chain.Len, nil
+	s = &streamState{ctx: ctx, cuts: cuts, tpl: tpl, ldata: ldata, lsrc: lsrc, recs: recs, next: next, reference: opts.Reference, now: now, bad: bad,
+		lkey: timeline.NoKey, tkey: timeline.NoKey, close: func() { stop(); trc.Close() }}
+	s.warn = warn
+	if warn == nil {
+		s.warn = &bad.sum // complete once the pass has read the transcript through
+	}
+	s.tree = newChainTree(cutsFolds{cuts}, open)
+	if chain.Streaming && chain.Len == chain.Records {
+		s.tree.every = 0 // one linear chain: no rewind will want a mark
+	}
+	s.rewalk = s.tree.rewalk
+	cuts.SetRewalk(s.tree.rewalk)
+	cuts.SetMarkWalk(func(n int, try func(m *tailproof.ChainMark) bool, yield func(events.Event) error) error {
+		return s.tree.markWalk(0, n, func(m any) bool { return try(m.(*tailproof.ChainMark)) }, yield)
+	})
+	return s, len(recs) + chain.Records, nil
 }
 
 // linearRecords decodes the transcript through, keeping nothing, and
 // counts its records: an error for an undecodable line or a record that
-// does not continue one linear chain.
-func linearRecords(open func() (io.ReadCloser, error)) (int, error) {
+// does not continue one linear chain (tree: one chainTree can follow).
+func linearRecords(open func() (io.ReadCloser, error), tree bool, bad *badLines) (int, error) {
 	rc, err := open()
 	if err != nil {
 		return 0, err
 	}
 	defer rc.Close()
 	var lin linearCheck
-	n := 0
+	var shape *chainTree
+	if tree {
+		shape = newChainTree(noFolds{}, nil)
+	}
+	n, line := 0, 0
 	for e, err := range events.Decode(rc, qwen.Codec{}, events.Options{}) {
+		var ee *events.Error
+		if errors.As(err, &ee) && tree {
+			if err := bad.meet(ee, line); err != nil {
+				return n, err
+			}
+			continue
+		}
 		if err != nil {
 			return n, err
 		}
-		if !lin.add(e, n) {
+		line = e.Pos.Line
+		if shape != nil {
+			if err := shape.shape(e); err != nil {
+				return n, err
+			}
+		} else if !lin.add(e, n) {
 			return n, errNotStreamable
 		}
 		n++
 	}
+	if tree {
+		return n, bad.done()
+	}
 	return n, nil
+}
+
+// skipsRecords: the index skipped or merged records (an invalid record, a
+// record of unknown type, fragments, a hash collision), which the streamed
+// pass does not follow.
+func skipsRecords(c *qwen.Chain) bool {
+	for _, d := range c.Diagnostics {
+		switch d.Code {
+		case qwen.DiagConflictingParent, qwen.DiagHashCollision, qwen.DiagInvalidRecord:
+			return true
+		case qwen.DiagUnknownRecordOrPart:
+			if d.Path == "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // linearCheck tells whether each next record continues one linear chain:
@@ -197,8 +263,12 @@ type streamState struct {
 	peek       *events.Event
 	done       bool // the transcript is exhausted
 	last       int64
-	lin        linearCheck
-	leaf       string // the last record's uuid
+	tree       *chainTree // the active chain
+	bad        *badLines
+	warn       *badSummary        // the transcript's undecodable lines, for the warning
+	page       *timeline.Timeline // every event taken, for --html (nil without)
+	line       int                // the last transcript record's line
+	lastOff    int64              // and its offset
 	lsize      int64
 	rewalk     func(n int, yield func(events.Event) error) error
 	close      func()
@@ -222,6 +292,9 @@ func (s *streamState) step(n int) (row crashRow, more bool, err error) {
 			s.last = e.Time.Ms
 		}
 	}
+	if err := s.fill(); err != nil { // where the cut ends (decide)
+		return row, false, err
+	}
 	res, ok, derr := s.decide()
 	if ok {
 		row.fill(res, derr)
@@ -232,9 +305,6 @@ func (s *streamState) step(n int) (row crashRow, more bool, err error) {
 		}
 		row.fillOutcome(out)
 	}
-	if err := s.fill(); err != nil {
-		return row, false, err
-	}
 	return row, s.li < len(s.recs) || s.peek != nil, nil
 }
 
@@ -244,16 +314,19 @@ func (s *streamState) fill() error {
 		return nil
 	}
 	e, err, ok := s.next()
-	switch {
-	case !ok:
-		s.done = true
-		return nil
-	case err != nil:
+	for ok && err != nil {
 		var ee *events.Error
-		if errors.As(err, &ee) {
-			return errNotStreamable // an undecodable line the index did not see
+		if !errors.As(err, &ee) {
+			return fmt.Errorf("read transcript: %w", err)
 		}
-		return fmt.Errorf("read transcript: %w", err)
+		if err := s.bad.meet(ee, s.line); err != nil {
+			return err // an undecodable line the index did not see
+		}
+		e, err, ok = s.next()
+	}
+	if !ok {
+		s.done = true
+		return s.bad.done()
 	}
 	if s.ti == 0 && e.Pos.Offset != 0 {
 		return errNotStreamable // bytes before the first record stay with the empty cut
@@ -282,6 +355,7 @@ func (s *streamState) take() (events.Event, bool, error) {
 		}
 		s.cuts.AddLedger(s.recs[s.li-1], int(end-s.lsize))
 		s.lsize = end
+		s.onPage(e)
 		return e, true, nil
 	}
 	if s.peek == nil {
@@ -290,14 +364,11 @@ func (s *streamState) take() (events.Event, bool, error) {
 	e := *s.peek
 	s.peek = nil
 	s.tkey = timeline.Carry(e, s.tkey)
-	if !s.lin.add(e, s.ti) {
-		return events.Event{}, false, errNotStreamable
+	if err := s.tree.add(e); err != nil {
+		return events.Event{}, false, errors.Join(errNotStreamable, err)
 	}
-	s.leaf = s.lin.prev
-	s.ti++
-	if err := s.cuts.AddChainEvent(e); err != nil {
-		return events.Event{}, false, errNotStreamable
-	}
+	s.ti, s.line, s.lastOff = s.ti+1, e.Pos.Line, e.Pos.Offset
+	s.onPage(e)
 	return e, true, nil
 }
 
@@ -306,29 +377,33 @@ func (s *streamState) decide() (tailproof.Result, bool, error) {
 		return tailproof.Result{}, false, nil
 	}
 	chain := s.tpl
-	chain.Len, chain.Records, chain.Objects, chain.LeafUUID = s.ti, s.ti, s.ti, s.leaf
+	chain.Len, chain.Records, chain.Objects, chain.LeafUUID = int(s.tree.depth), s.ti, s.ti, s.tree.tipID
+	chain.Gaps = s.tree.chainGaps()
+	end := int64(fileEnd)
+	if s.peek != nil {
+		end = s.peek.Pos.Offset
+	}
+	chain.BadLines = s.bad.of(s.lastOff, end)
 	return s.cuts.Decide(s.ctx, &chain, clockOr(s.now, s.last))
 }
 
-// rewalk decodes the transcript's first n records again.
-func rewalk(open func() (io.ReadCloser, error), n int, yield func(events.Event) error) error {
-	rc, err := open()
-	if err != nil {
-		return err
+// cutsFolds keeps the one pass in step with a chainTree.
+type cutsFolds struct{ cuts *tailproof.Cuts }
+
+func (c cutsFolds) addChain(e events.Event) error { return c.cuts.AddChainEvent(e) }
+func (c cutsFolds) markChain() any                { return c.cuts.Mark() }
+func (c cutsFolds) restoreChain(m any)            { c.cuts.Restore(m.(*tailproof.ChainMark)) }
+
+// warnings are replayWarnings' for the streamed session (its ledger decoded
+// without a bad line).
+func (s *streamState) warnings(f replayFlags) []string {
+	paths, roles := warningNames(f, false)
+	return append([]string{}, s.warn.warnings(paths[1], roles[1], s.tpl.Records)...)
+}
+
+// onPage adds e, the event just taken, to the --html page's timeline.
+func (s *streamState) onPage(e events.Event) {
+	if s.page != nil {
+		s.page.Add(e)
 	}
-	defer rc.Close()
-	i := 0
-	for e, err := range events.Decode(rc, qwen.Codec{}, events.Options{}) {
-		if i == n {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if err := yield(e); err != nil {
-			return err
-		}
-		i++
-	}
-	return nil
 }

@@ -27,37 +27,53 @@ type replayPageData struct {
 	Items    []timeline.Item `json:"items"`
 }
 
-// renderReplayHTML writes one self-contained page: inline CSS, script and
-// SVG, the data inline, nothing fetched.
-func renderReplayHTML(w io.Writer, s *session, o outcome, crashAt int) error {
+// replayPage is what a page shows: the session, its events' timeline
+// items, and the decision (at crashAt; -1: the end).
+type replayPageOf struct {
+	name    string
+	dsh     bool
+	events  int
+	items   []timeline.Item
+	out     outcome
+	crashAt int
+}
+
+// pageOf is the page of a session held in memory.
+func pageOf(s *session, o outcome, crashAt int) replayPageOf {
 	tl := timeline.New()
 	for i := range s.ev.Len() {
 		tl.Add(s.ev.Event(i))
 	}
+	return replayPageOf{name: s.name, dsh: s.dsh, events: s.ev.Len(), items: tl.Items(), out: o, crashAt: crashAt}
+}
+
+// renderReplayHTML writes one self-contained page: inline CSS, script and
+// SVG, the data inline, nothing fetched.
+func renderReplayHTML(w io.Writer, p replayPageOf) error {
 	src := "Qwen ledger + transcript"
-	if s.dsh {
+	if p.dsh {
 		src = "dsh session log"
 	}
-	items := tl.Items()
+	items := p.items
 	if items == nil {
 		items = []timeline.Item{}
 	}
-	data, err := json.Marshal(replayPageData{Session: s.name, Source: src, Events: s.ev.Len(), CrashAt: crashAt, Decision: o, Items: items})
+	data, err := json.Marshal(replayPageData{Session: p.name, Source: src, Events: p.events, CrashAt: p.crashAt, Decision: p.out, Items: items})
 	if err != nil {
 		return err
 	}
 	return replayTemplate.Execute(w, struct {
 		Title string
 		Data  template.JS
-	}{s.name, template.JS(data)})
+	}{p.name, template.JS(data)})
 }
 
-func writeReplayHTML(path string, s *session, o outcome, crashAt int) error {
+func writeReplayHTML(path string, p replayPageOf) error {
 	f, err := cli.CreateNamed("--html", path)
 	if err != nil {
 		return err
 	}
-	if err := renderReplayHTML(f, s, o, crashAt); err != nil {
+	if err := renderReplayHTML(f, p); err != nil {
 		f.Close()
 		return cli.WithCode(cli.Write, fmt.Errorf("write %s: %w", path, err))
 	}

@@ -36,6 +36,11 @@ type incremental struct {
 	// neutral one cannot fork, and evs is not kept (a streamed replay).
 	rewalk func(n int, yield func(events.Event) error) error
 	err    error // rewalk's first error
+	// tree, when set, follows the active chain and folds it here (a
+	// streamed replay of a session that may rewind): add then only counts;
+	// slot is this fold's in the tree's marks.
+	tree *chainTree
+	slot int
 }
 
 // attrKey is what the attribution fold was seeded with.
@@ -53,6 +58,9 @@ func newIncremental() *incremental {
 // add folds the next transcript event; false means the transcript is no
 // longer one linear chain.
 func (in *incremental) add(ev events.Event) bool {
+	if in.tree != nil {
+		return true // the tree folded it (addChain)
+	}
 	rec, ok := ev.Body.(*qwen.Record)
 	if !ok || !qwen.IsConversationRecord(rec) {
 		return false
@@ -67,18 +75,50 @@ func (in *incremental) add(ev events.Event) bool {
 	if !in.uuids.add(rec.UUID) {
 		return false
 	}
+	return in.addChain(ev) == nil
+}
+
+// addChain folds ev, the active chain's next record.
+func (in *incremental) addChain(ev events.Event) error {
+	rec, _ := ev.Body.(*qwen.Record)
 	in.n, in.last = in.n+1, rec
 	if in.rewalk == nil {
 		in.evs = append(in.evs, ev)
 	}
 	if err := in.acc.Add(ev); err != nil {
-		return false
+		return err
 	}
 	if in.attr != nil {
 		in.attr.Add(ev)
 	}
 	in.neutral.Add(ev)
-	return true
+	return nil
+}
+
+// incMark is a copy of the incremental folds (chainFolds).
+type incMark struct {
+	n       int
+	last    *qwen.Record
+	acc     *apihistory.Fold
+	attr    *attribution.Fold
+	key     attrKey
+	neutral *attribution.Neutral
+}
+
+func (in *incremental) markChain() any {
+	m := &incMark{n: in.n, last: in.last, acc: in.acc.Clone(), key: in.key, neutral: in.neutral.Clone()}
+	if in.attr != nil {
+		m.attr = in.attr.Clone()
+	}
+	return m
+}
+
+func (in *incremental) restoreChain(m any) {
+	im := m.(*incMark)
+	in.n, in.last, in.acc, in.key, in.neutral, in.attr = im.n, im.last, im.acc.Clone(), im.key, im.neutral.Clone(), nil
+	if im.attr != nil {
+		in.attr = im.attr.Clone()
+	}
 }
 
 // states are transcriptStates' two projections for the records so far.
@@ -104,8 +144,24 @@ func (in *incremental) states(view *ledgerview.View) (string, string) {
 	return describeFolds(in.acc, in.attr, dangling)
 }
 
-// refold is key's fold over the records so far, from the first.
+// refold is key's fold over the records so far: forked from the deepest
+// mark that allows it when a chainTree keeps the folds (followed), else
+// from the first record.
 func (in *incremental) refold(key attrKey) *attribution.Fold {
+	if in.tree != nil {
+		var f *attribution.Fold
+		err := in.tree.markWalk(in.slot, in.n, func(m any) bool {
+			var ok bool
+			f, ok = m.(*incMark).neutral.Fork(key.target, key.marker, key.at, attribution.Watch{})
+			return ok
+		}, func(e events.Event) error { f.Add(e); return nil })
+		if err != nil {
+			in.err = err
+		}
+		if f != nil {
+			return f
+		}
+	}
 	f := attribution.New(key.target, key.marker, key.at)
 	if in.rewalk == nil {
 		for _, e := range in.evs {

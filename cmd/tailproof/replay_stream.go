@@ -22,10 +22,14 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 		return errNotStreamable // the general path reports it
 	}
 	defer sess.Close()
+	name := sess.ID
+	if name == "" {
+		name = f.sf.transcript
+	}
 	if f.crashAt == "all" {
 		var bar *cli.Progress
 		made := false
-		rows, err := streamCrashRows(ctx, sess.Store, sess.ID, f.reference, f.now, func(total, done int) {
+		rows, warnings, page, err := streamCrashRows(ctx, sess.Store, sess.ID, f, func(total, done int) {
 			if !made {
 				bar, made = cli.NewProgress(stderr, "crash points", total), true
 			}
@@ -36,17 +40,26 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 			return err
 		}
 		w := &replayWriter{w: stdout, json: f.asJSON}
-		printCrashTable(w, rows, []string{})
+		printCrashTable(w, rows, warnings)
+		if page != nil {
+			page.name = name
+			if err := writeReplayHTML(f.html, *page); err != nil {
+				return err
+			}
+		}
 		if w.err != nil {
 			return cli.WithCode(cli.Write, w.err)
 		}
 		return nil
 	}
-	src, total, err := openStream(ctx, sess.Store, sess.ID, tailproof.Options{DryRun: true, Reference: f.reference}, f.now, true)
+	src, total, err := openStream(ctx, sess.Store, sess.ID, tailproof.Options{DryRun: true, Reference: f.reference}, f.now, true, true)
 	if err != nil {
 		return err
 	}
 	defer src.close()
+	if f.html != "" {
+		src.page = timeline.New()
+	}
 	stop, decideAt, crash, err := replayRange(f, total)
 	if err != nil {
 		return err
@@ -54,6 +67,7 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 	w := &replayWriter{w: stdout, json: f.asJSON}
 	st := newStepper(&session{exists: [2]bool{true, true}, ev: &timeline.Evidence{}})
 	st.inc.rewalk, st.forget = src.rewalk, true
+	st.inc.tree, st.inc.slot = src.tree, src.tree.follow(st.inc)
 	bar := cli.NewProgress(stderr, "replay", stop)
 	for n := range decideAt {
 		e, ok, err := src.take()
@@ -78,8 +92,16 @@ func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Write
 		}
 	}
 	bar.Done()
+	if err := src.fill(); err != nil { // where the cut ends (decide)
+		return cli.WithCode(cli.Input, fmt.Errorf("the transcript changed while it was replayed (after step %d): %w", decideAt, err))
+	}
 	out := src.outcome(decideAt)
-	w.outcome(out, total, crash, []string{})
+	w.outcome(out, total, crash, src.warnings(f))
+	if src.page != nil {
+		if err := src.pageTo(f.html, name, out, total, crash, decideAt); err != nil {
+			return err
+		}
+	}
 	if w.err != nil {
 		return cli.WithCode(cli.Write, w.err)
 	}
@@ -106,4 +128,23 @@ func (s *streamState) outcome(n int) outcome {
 		return outcomeOf(res, err, s.reference, out)
 	}
 	return decideQwenCut(s.ctx, mem, [2][]byte{s.ldata[:s.lsize], nil}, [2]bool{true, true}, s.reference, clockOr(s.now, s.last), out)
+}
+
+// pageTo writes the --html page: the events after the decision point are
+// taken too (the page shows them all), the decision is out's.
+func (s *streamState) pageTo(path, name string, out outcome, total int, crash bool, decideAt int) error {
+	for {
+		_, ok, err := s.take()
+		if err != nil {
+			return cli.WithCode(cli.Input, fmt.Errorf("the transcript changed while it was replayed: %w", err))
+		}
+		if !ok {
+			break
+		}
+	}
+	crashAt := -1
+	if crash {
+		crashAt = decideAt
+	}
+	return writeReplayHTML(path, replayPageOf{name: name, events: total, items: s.page.Items(), out: out, crashAt: crashAt})
 }

@@ -41,11 +41,12 @@ type Cuts struct {
 	turnResults    map[string]string
 	neutral        *attribution.Neutral
 
-	dirty  bool      // the ledger changed since the candidates' folds were chosen
-	folds  []cutFold // the current candidates' folds
-	stale  bool      // some current candidate has no fold
-	base   *Core     // a core fed the ledger so far (sync); each cut's core is a copy
-	rewalk Rewalk
+	dirty    bool      // the ledger changed since the candidates' folds were chosen
+	folds    []cutFold // the current candidates' folds
+	stale    bool      // some current candidate has no fold
+	base     *Core     // a core fed the ledger so far (sync); each cut's core is a copy
+	rewalk   Rewalk
+	markWalk MarkWalk
 }
 
 type cutFold struct {
@@ -93,18 +94,8 @@ func (c *Cuts) AddChainEvent(e events.Event) error {
 		}
 	}
 	for i := range c.folds {
-		cf := &c.folds[i]
-		if cf.fold == nil {
-			continue
-		}
-		before := cf.fold.TurnEndIdx()
-		cf.fold.Add(e)
-		if after := cf.fold.TurnEndIdx(); after != before && c.in.Rules.Identity {
-			cf.hist = nil
-			if after >= 0 {
-				res := c.acc.Result()
-				cf.hist = &res
-			}
+		if c.folds[i].fold != nil {
+			c.foldOn(&c.folds[i], c.acc, e)
 		}
 	}
 	c.neutral.Add(e)
@@ -167,6 +158,9 @@ func (c *Cuts) SetRewalk(r Rewalk) { c.rewalk = r }
 // api history it needs for the candidate's turn end (Core.AddChainEvent's
 // snapshot); a nil fold when it cannot.
 func (c *Cuts) refold(k foldKey) cutFold {
+	if cf, ok := c.refoldFromMark(k); ok {
+		return cf
+	}
 	cf := cutFold{key: k}
 	if c.rewalk == nil {
 		return cf
@@ -178,23 +172,15 @@ func (c *Cuts) refold(k foldKey) cutFold {
 	acc := apihistory.New(apihistory.Options{})
 	n := c.neutral.Len()
 	seen := 0
+	cf.fold = f
 	err := c.rewalk(n, func(e events.Event) error {
 		seen++
-		before := f.TurnEndIdx()
-		f.Add(e)
-		if after := f.TurnEndIdx(); after != before && c.in.Rules.Identity {
-			cf.hist = nil
-			if after >= 0 {
-				res := acc.Result()
-				cf.hist = &res
-			}
-		}
+		c.foldOn(&cf, acc, e)
 		return acc.Add(e)
 	})
 	if err != nil || seen != n {
 		return cutFold{key: k}
 	}
-	cf.fold = f
 	return cf
 }
 
