@@ -130,3 +130,18 @@ func TestSkipNum(t *testing.T) {
 		}
 	}
 }
+
+// shortInt agrees with intAt on short and long plain integers and on the
+// shapes around them.
+func TestShortInt(t *testing.T) {
+	for _, c := range []string{"0", "00", "01", "3", "12", "123", "1234", "12345678901234567", "0.5", "1.5", "12e1", "1E2", "-1", "x", "", "7", "99"} {
+		for _, tail := range []string{"", ",", "]", ",4,5]", "]}}", "0", ".", "e"} {
+			b := []byte(c + tail)
+			v, end := shortInt(b, 0)
+			wv, wend := intAt(b, 0)
+			if end != wend || (end >= 0 && v != wv) {
+				t.Errorf("shortInt(%q) = %v, %d; intAt: %v, %d", b, v, end, wv, wend)
+			}
+		}
+	}
+}
