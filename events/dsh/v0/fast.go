@@ -248,6 +248,26 @@ func skipNum(b []byte, i int) int {
 // a plain integer of up to 15 digits read eight digits at a time: its value
 // and end, or end -1.
 func intAt(b []byte, i int) (float64, int) {
+	if i >= 0 && len(b)-i > 16 {
+		// Two words hold a plain integer of up to 15 digits, and the
+		// byte after it is in b: no loop, no tail.
+		d, n := digits8(binary.LittleEndian.Uint64(b[i:]))
+		j := i + d
+		if d == 8 {
+			d2, v := digits8(binary.LittleEndian.Uint64(b[j:]))
+			n, j = n*pow10[d2]+v, j+d2
+			d += d2
+		}
+		if c := b[j]; d != 0 && d < 16 && (b[i] != '0' || d == 1) && c != '.' && c != 'e' && c != 'E' {
+			return float64(n), j
+		}
+	}
+	return intAtShort(b, i)
+}
+
+// intAtShort is intAt near the end of b, or for a value that is not a plain
+// integer of up to 15 digits.
+func intAtShort(b []byte, i int) (float64, int) {
 	if i < 0 {
 		return 0, -1
 	}
