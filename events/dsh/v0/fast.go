@@ -50,7 +50,7 @@ func (p *Parser) fastAt(dst []Record, b []byte) (_ []Record, end int, row bool) 
 	const chunkHead = `{"type":"assistant/chunk","seq":`
 	if len(b) > len(chunkHead) && string(b[:len(chunkHead)]) == chunkHead {
 		// The line dsh writes most (unpacked logs): no type to look up.
-		dst, end = fastEvent(dst, TypeAssistantChunk, b, len(chunkHead))
+		dst, end = p.fastEvent(dst, TypeAssistantChunk, b, len(chunkHead))
 		return dst, end, false
 	}
 	i := lit(b, 0, `{"type":`)
@@ -65,19 +65,19 @@ func (p *Parser) fastAt(dst []Record, b []byte) (_ []Record, end int, row bool) 
 		return dst, p.fastRow(tag, b, tend), true
 	}
 	typ, _ := p.typeOf(b[i:tend])
-	dst, end = fastEvent(dst, typ, b, lit(b, tend, `,"seq":`))
+	dst, end = p.fastEvent(dst, typ, b, lit(b, tend, `,"seq":`))
 	return dst, end, false
 }
 
 // fastEvent parses a compact event line of type typ from its seq's value at
 // b[i] on, appending its record: the line's end, or -1 (dst unchanged).
-func fastEvent(dst []Record, typ string, b []byte, i int) ([]Record, int) {
+func (p *Parser) fastEvent(dst []Record, typ string, b []byte, i int) ([]Record, int) {
 	seq, seqEnd := intAt(b, i)
 	time, timeEnd := intAt(b, lit(b, seqEnd, `,"time":`))
 	i = lit(b, timeEnd, `,"data":`)
 	dataEnd := -1
 	if typ == TypeAssistantChunk {
-		dataEnd = chunkData(b, i)
+		dataEnd = p.chunkData(b, i)
 	}
 	if dataEnd < 0 {
 		dataEnd = compact(b, i, compactDepth)
@@ -214,7 +214,29 @@ func (p *Parser) fastRow(tag string, line []byte, i int) int {
 }
 // chunkData matches the data of a text or reasoning assistant/chunk as dsh
 // writes it, {turn, step, chunk{type, index, text}}: its end, or -1.
-func chunkData(b []byte, i int) int {
+// Consecutive chunk lines share everything before the text (the same turn,
+// step, block type and index), so the bytes from the data's start to the
+// text's quote, once validated, are kept (p.chunkHead): a line that starts
+// its data with the same bytes has the same valid prefix, and only its text
+// is left to validate.
+func (p *Parser) chunkData(b []byte, i int) int {
+	if i < 0 {
+		return -1
+	}
+	if h := p.chunkHead; len(h) > 0 && len(b)-i > len(h) && string(b[i:i+len(h)]) == string(h) {
+		return lit(b, str1(b, i+len(h)), "}}")
+	}
+	t := chunkText(b, i)
+	e := lit(b, str1(b, t), "}}")
+	if e >= 0 {
+		p.chunkHead = append(p.chunkHead[:0], b[i:t]...)
+	}
+	return e
+}
+
+// chunkText matches the data of a text or reasoning chunk up to its text:
+// where the text's value starts, or -1.
+func chunkText(b []byte, i int) int {
 	i = skipNum(b, lit(b, i, `{"turn":`))
 	i = skipNum(b, lit(b, i, `,"step":`))
 	// Literals of at most 32 bytes compare inline (amd64), without a call.
@@ -223,8 +245,7 @@ func chunkData(b []byte, i int) int {
 	} else {
 		i = lit(b, i, `reasoning-delta","index":`)
 	}
-	i = skipNum(b, i)
-	return lit(b, str1(b, lit(b, i, `,"text":`)), "}}")
+	return lit(b, skipNum(b, i), `,"text":`)
 }
 
 // skipNum validates the JSON number at b[i], whose value the caller does

@@ -81,6 +81,7 @@ type Parser struct {
 	gaps         []float64
 	lastType     string // see typeOf
 	row          rowRun // the last packed row fastAt read
+	chunkHead    []byte // see chunkData
 }
 
 // ParseLine is the package-level ParseLine using p's scratch space.
