@@ -212,6 +212,7 @@ func (p *Parser) fastRow(tag string, line []byte, i int) int {
 	}
 	return i + 2
 }
+
 // chunkData matches the data of a text or reasoning assistant/chunk as dsh
 // writes it, {turn, step, chunk{type, index, text}}: its end, or -1.
 // Consecutive chunk lines share everything before the text (the same turn,
