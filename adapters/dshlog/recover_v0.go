@@ -40,8 +40,9 @@ var ErrNotRegular = errors.New("not a regular file inside the sessions root")
 //  1. Refuse a path that is not a regular file in its root (ErrNotRegular),
 //     a root holding the other encoding or a flat file, and a header whose
 //     id and cwd do not name this path.
-//  2. Scan (events/dsh/v0.Scan, inline: ScanV0's workers were not faster at
-//     this stop's measurement, ADR 0037) and fold (projections/dshrecovery): any
+//  2. Scan (events/dsh/v0.Scan, inline: ScanV0's pipeline was not faster
+//     beyond the benchmark's spread on the loaded machine it was measured on,
+//     ADR 0037 as amended 2026-12-01) and fold (projections/dshrecovery): any
 //     refusal of the package's load is an error and the file is untouched.
 //  3. Perform the plan (dshrecovery.Decide): when bytes are cut, copy the
 //     whole original to <path>.broken-<size> durably first, then truncate

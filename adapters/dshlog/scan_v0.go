@@ -10,11 +10,11 @@ import (
 
 // Bounds of the parallel v0 read: batches in flight (being read, decoded or
 // applied), the compressed bytes and frames one batch gathers, and the most
-// workers. dsh writes a frame per 200 ms append batch, often a few hundred
-// bytes, so a hand-over per frame would cost more than decoding it. A
-// batch's memory is its compressed bytes, their plaintext and one Record per
-// event (plus at most one frame of v0.Options.MaxFrameBytes beyond
-// batchBytes), so a read holds at most batchesInFlight of them.
+// decoding workers. dsh writes a frame per 200 ms append batch, often a few
+// hundred bytes, so a hand-over per frame would cost more than decoding it.
+// A batch's memory is its compressed bytes and their plaintext (plus at
+// most one frame of v0.Options.MaxFrameBytes beyond batchBytes), so a read
+// holds at most batchesInFlight of them.
 const (
 	batchesInFlight = 6
 	batchBytes      = 16 << 10
@@ -24,21 +24,31 @@ const (
 
 // ScanV0 reads a dsh v0 log exactly as v0.Scan does — the same visits in the
 // same order, the same Result, the same error at the same position — and,
-// for a compressed log with more than one processor (GOMAXPROCS), decodes
-// and parses batches of frames on worker goroutines while this goroutine
-// applies them strictly in file order (v0.ZstdScanner; ADR 0037). Every
+// for a compressed log with more than one processor (GOMAXPROCS), as a
+// pipeline: worker goroutines decompress batches of frames (checksums
+// verified) while this goroutine parses and applies the plaintext strictly
+// in file order (v0.ZstdScanner, on its compact path; ADR 0037). On two
+// processors that is one decoder beside the parser, the split that halves
+// the wall time when decoding and parsing cost about the same. Every
 // goroutine it starts has stopped reading r when it returns.
 func ScanV0(r io.Reader, enc v0.Encoding, opts v0.Options, visit func(v0.Record) error) (v0.Result, error) {
-	workers := min(runtime.GOMAXPROCS(0), maxWorkers)
-	if enc == v0.Raw || workers < 2 {
+	workers := min(runtime.GOMAXPROCS(0)-1, maxWorkers)
+	if enc == v0.Raw || workers < 1 {
 		return v0.Scan(r, enc, opts, visit)
 	}
-	return scanV0Parallel(r, opts, visit, parallelLimits{workers, batchesInFlight, batchBytes, batchFrames})
+	return scanV0Parallel(r, opts, visit, parallelLimits{workers, batchesInFlight, batchBytes, batchFrames, false})
 }
 
 // parallelLimits are the bounds of one parallel read (tests shrink them to
-// cross many batch boundaries on small logs).
-type parallelLimits struct{ workers, inFlight, bytes, frames int }
+// cross many batch boundaries on small logs). parseAhead has the workers
+// parse each frame's lines too (v0.Batch.Decode with a parser), leaving the
+// scanner only the in-order apply: ADR 0037's first parallel read, kept for
+// machines with more cores than this one and not used by ScanV0, since on
+// two cores it spent more CPU than it saved (ADR 0037, amended).
+type parallelLimits struct {
+	workers, inFlight, bytes, frames int
+	parseAhead                       bool
+}
 
 // batch is one unit of work: filled by the splitter, decoded by a worker,
 // applied by the scanner, then back to the pool.
@@ -90,9 +100,12 @@ func scanV0Parallel(r io.Reader, opts v0.Options, visit func(v0.Record) error, l
 			defer wg.Done()
 			d := v0.NewFrameDecoder(opts.MaxFrameBytes)
 			defer d.Close()
-			var p v0.Parser
+			var p *v0.Parser
+			if lim.parseAhead {
+				p = new(v0.Parser)
+			}
 			for j := range work {
-				j.b.Decode(d, &p)
+				j.b.Decode(d, p)
 				j.done <- struct{}{} // never blocks: one value per use
 				select {
 				case <-stop:

@@ -32,12 +32,14 @@ type read struct {
 var errStop = errors.New("stop")
 
 // limits are parallel bounds: workers, batches in flight, bytes and frames
-// per batch. Small ones cross many batch boundaries on small logs.
-var limits = [][4]int{{2, 1, 0, 1}, {2, 2, 1, 1}, {2, 3, 300, 2}, {3, 6, 4 << 10, 256}, {4, dshlog.BatchesInFlight, dshlog.BatchBytes, 256}}
+// per batch, and 1 when the workers parse ahead. Small ones cross many
+// batch boundaries on small logs.
+var limits = [][5]int{{1, 1, 0, 1, 0}, {2, 1, 0, 1, 1}, {1, 2, 1, 1, 0}, {2, 2, 1, 1, 1}, {2, 3, 300, 2, 0}, {3, 6, 4 << 10, 256, 1},
+	{1, dshlog.BatchesInFlight, dshlog.BatchBytes, 256, 0}, {4, dshlog.BatchesInFlight, dshlog.BatchBytes, 256, 1}}
 
 // readV0 reads data inline (lim nil) or in parallel, stopping the visit
 // with errStop after stopAt records when stopAt >= 0.
-func readV0(data []byte, lim *[4]int, stopAt int) read {
+func readV0(data []byte, lim *[5]int, stopAt int) read {
 	var out read
 	visit := func(r v0.Record) error {
 		if len(out.recs) == stopAt {
@@ -50,7 +52,7 @@ func readV0(data []byte, lim *[4]int, stopAt int) read {
 	if lim == nil {
 		out.res, err = v0.Scan(bytes.NewReader(data), v0.Zstd, v0.Options{}, visit)
 	} else {
-		out.res, err = dshlog.ScanV0Parallel(bytes.NewReader(data), v0.Options{}, visit, lim[0], lim[1], lim[2], lim[3])
+		out.res, err = dshlog.ScanV0Parallel(bytes.NewReader(data), v0.Options{}, visit, lim[0], lim[1], lim[2], lim[3], lim[4] == 1)
 	}
 	if err != nil {
 		out.err = err.Error()
@@ -205,7 +207,7 @@ func TestScanV0ParallelBoundedMemory(t *testing.T) {
 	_, err := dshlog.ScanV0Parallel(c, v0.Options{}, func(r v0.Record) error {
 		ahead = max(ahead, c.n-frameEnd[int(r.Seq)])
 		return nil
-	}, 2, dshlog.BatchesInFlight, dshlog.BatchBytes, 256)
+	}, 1, dshlog.BatchesInFlight, dshlog.BatchBytes, 256, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package v0
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 
 	"github.com/tailproof/tailproof/events/internal/jsonscan"
 )
@@ -25,54 +26,112 @@ const compactDepth = 32
 
 // fastLine parses a compact storage line; ok false means declined.
 func (p *Parser) fastLine(dst []Record, line []byte) ([]Record, bool) {
-	i := lit(line, 0, `{"type":`)
-	if i < 0 || i >= len(line) || line[i] != '"' {
-		return dst, false
+	n := len(dst)
+	dst, end, row := p.fastAt(dst, line)
+	if end != len(line) {
+		return dst[:n], false
 	}
-	tend := str1(line, i)
-	if tend < 0 {
-		return dst, false
-	}
-	if tag, row := rowTag(line[i:tend]); row {
-		return p.fastRow(dst, tag, line, tend)
-	}
-	typ, _ := p.typeOf(line[i:tend])
-	seq, seqEnd := intAt(line, lit(line, tend, `,"seq":`))
-	time, timeEnd := intAt(line, lit(line, seqEnd, `,"time":`))
-	i = lit(line, timeEnd, `,"data":`)
-	dataEnd := -1
-	if typ == TypeAssistantChunk {
-		dataEnd = chunkData(line, i)
-	}
-	if dataEnd < 0 {
-		dataEnd = compact(line, i, compactDepth)
-	}
-	if dataEnd < 0 {
-		return dst, false
-	}
-	dst = append(dst, Record{Type: typ, HasType: true, Seq: seq, Time: time, raw: line, Data: line[i:dataEnd]})
-	r := &dst[len(dst)-1] // in place: a Record is 184 bytes
-	j := dataEnd
-	for _, opt := range [...]struct {
-		key string
-		val *[]byte
-	}{{`,"surfaceOp":`, &r.SurfaceOp}, {`,"sourceEventSeqs":`, &r.SourceEventSeqs}, {`,"ignorable":`, &r.Ignorable}} {
-		if k := lit(line, j, opt.key); k >= 0 {
-			end := compact(line, k, compactDepth)
-			if end < 0 {
-				return dst[:len(dst)-1], false
-			}
-			*opt.val, j = line[k:end], end
-		}
-	}
-	if j+1 != len(line) || line[j] != '}' {
-		return dst[:len(dst)-1], false
+	if row {
+		return p.row.expand(dst), true
 	}
 	return dst, true
 }
 
-// fastRow parses a compact packed row whose type ends at i.
-func (p *Parser) fastRow(dst []Record, tag string, line []byte, i int) ([]Record, bool) {
+// fastAt parses the compact storage line that starts b, which may run on
+// past the line (the rest of a frame's plaintext): the line is b[:end], and
+// end is -1 when the compact path declines. Nothing in a compact line can
+// hide a newline (strings refuse control bytes, and no whitespace is
+// taken), so a line found in a longer b is the line ParseLine would be
+// given: the caller checks that b[end] is its newline. A verbatim event is
+// appended to dst; a packed row appends nothing and is left, checked and
+// unexpanded, in p.row (row true), for the caller to expand or to visit
+// member by member.
+func (p *Parser) fastAt(dst []Record, b []byte) (_ []Record, end int, row bool) {
+	const chunkHead = `{"type":"assistant/chunk","seq":`
+	if len(b) > len(chunkHead) && string(b[:len(chunkHead)]) == chunkHead {
+		// The line dsh writes most (unpacked logs): no type to look up.
+		dst, end = p.fastEvent(dst, TypeAssistantChunk, b, len(chunkHead))
+		return dst, end, false
+	}
+	i := lit(b, 0, `{"type":`)
+	if i < 0 || i >= len(b) || b[i] != '"' {
+		return dst, -1, false
+	}
+	tend := str1(b, i)
+	if tend < 0 {
+		return dst, -1, false
+	}
+	if tag, row := rowTag(b[i:tend]); row {
+		return dst, p.fastRow(tag, b, tend), true
+	}
+	typ, _ := p.typeOf(b[i:tend])
+	dst, end = p.fastEvent(dst, typ, b, lit(b, tend, `,"seq":`))
+	return dst, end, false
+}
+
+// fastEvent parses a compact event line of type typ from its seq's value at
+// b[i] on, appending its record: the line's end, or -1 (dst unchanged).
+func (p *Parser) fastEvent(dst []Record, typ string, b []byte, i int) ([]Record, int) {
+	seq, seqEnd := intAt(b, i)
+	time, timeEnd := intAt(b, lit(b, seqEnd, `,"time":`))
+	i = lit(b, timeEnd, `,"data":`)
+	dataEnd := -1
+	if typ == TypeAssistantChunk {
+		dataEnd = p.chunkData(b, i)
+	}
+	if dataEnd < 0 {
+		dataEnd = compact(b, i, compactDepth)
+	}
+	if dataEnd < 0 {
+		return dst, -1
+	}
+	j := dataEnd
+	var opts [3][]byte // surfaceOp, sourceEventSeqs, ignorable
+	if j < len(b) && b[j] == ',' {
+		for k, key := range [...]string{`,"surfaceOp":`, `,"sourceEventSeqs":`, `,"ignorable":`} {
+			if v := lit(b, j, key); v >= 0 {
+				e := compact(b, v, compactDepth)
+				if e < 0 {
+					return dst, -1
+				}
+				opts[k], j = b[v:e], e
+			}
+		}
+	}
+	if j >= len(b) || b[j] != '}' {
+		return dst, -1
+	}
+	j++
+	dst = append(dst, Record{Type: typ, HasType: true, Seq: seq, Time: time, raw: b[:j], Data: b[i:dataEnd],
+		SurfaceOp: opts[0], SourceEventSeqs: opts[1], Ignorable: opts[2]})
+	return dst, j
+}
+
+// rowRun is a packed row as validateRow accepts it, before its expansion:
+// every member's seq and time is known to be a safe integer.
+type rowRun struct {
+	seq0, time0 float64
+	m           *rowMember
+	payload     [][]byte
+	gaps        []float64
+}
+
+// expand appends r's members.
+func (r *rowRun) expand(dst []Record) []Record {
+	dst = slices.Grow(dst, len(r.payload))
+	t := r.time0
+	for k, pl := range r.payload {
+		if k > 0 {
+			t += r.gaps[k-1]
+		}
+		dst = append(dst, Record{Type: TypeAssistantChunk, HasType: true, Seq: r.seq0 + float64(k), Time: t, member: r.m, raw: pl})
+	}
+	return dst
+}
+
+// fastRow parses a compact packed row whose type ends at i into p.row: the
+// line's end, or -1.
+func (p *Parser) fastRow(tag string, line []byte, i int) int {
 	i = lit(line, i, `,"seq0":`)
 	seq0, seq0End := intAt(line, i)
 	time0, time0End := intAt(line, lit(line, seq0End, `,"time0":`))
@@ -93,15 +152,15 @@ func (p *Parser) fastRow(dst []Record, tag string, line []byte, i int) ([]Record
 	} else {
 		for i >= 0 {
 			var g float64
-			if g, e = intAt(line, i); e < 0 || !safeInteger(g) {
-				return dst, false
+			if g, e = shortInt(line, i); e < 0 || !safeInteger(g) {
+				return -1
 			}
 			gaps = append(gaps, g)
 			if i = e + 1; e < len(line) && line[e] == ']' {
 				break
 			}
 			if e >= len(line) || line[e] != ',' {
-				return dst, false
+				return -1
 			}
 		}
 	}
@@ -130,42 +189,64 @@ func (p *Parser) fastRow(dst []Record, tag string, line []byte, i int) ([]Record
 	for i >= 0 {
 		e = str1(line, i)
 		if e < 0 {
-			return dst, false
+			return -1
 		}
 		payload = append(payload, line[i:e])
 		if i = e + 1; e < len(line) && line[e] == ']' {
 			break
 		}
 		if e >= len(line) || line[e] != ',' {
-			return dst, false
+			return -1
 		}
 	}
 	p.payload = payload
-	if i < 0 || len(line)-i != 2 || line[i] != '}' || line[i+1] != '}' {
-		return dst, false
+	if i < 0 || len(line)-i < 2 || line[i] != '}' || line[i+1] != '}' {
+		return -1
 	}
 	if !safeInteger(seq0) || seq0 < 0 || !safeInteger(time0) {
-		return dst, false // the general path names the defect
+		return -1 // the general path names the defect
 	}
-	out, err := expandMembers(dst, tag, seq0, time0, m, payload, gaps)
-	if err != nil {
-		return dst, false
+	p.row = rowRun{seq0: seq0, time0: time0, m: m, payload: payload, gaps: gaps}
+	if p.row.check(tag) != nil {
+		return -1
 	}
-	return out, true
+	return i + 2
 }
 
 // chunkData matches the data of a text or reasoning assistant/chunk as dsh
 // writes it, {turn, step, chunk{type, index, text}}: its end, or -1.
-func chunkData(b []byte, i int) int {
+// Consecutive chunk lines share everything before the text (the same turn,
+// step, block type and index), so the bytes from the data's start to the
+// text's quote, once validated, are kept (p.chunkHead): a line that starts
+// its data with the same bytes has the same valid prefix, and only its text
+// is left to validate.
+func (p *Parser) chunkData(b []byte, i int) int {
+	if i < 0 {
+		return -1
+	}
+	if h := p.chunkHead; len(h) > 0 && len(b)-i > len(h) && string(b[i:i+len(h)]) == string(h) {
+		return lit(b, str1(b, i+len(h)), "}}")
+	}
+	t := chunkText(b, i)
+	e := lit(b, str1(b, t), "}}")
+	if e >= 0 {
+		p.chunkHead = append(p.chunkHead[:0], b[i:t]...)
+	}
+	return e
+}
+
+// chunkText matches the data of a text or reasoning chunk up to its text:
+// where the text's value starts, or -1.
+func chunkText(b []byte, i int) int {
 	i = skipNum(b, lit(b, i, `{"turn":`))
 	i = skipNum(b, lit(b, i, `,"step":`))
-	if k := lit(b, i, `,"chunk":{"type":"text-delta","index":`); k >= 0 {
-		i = k
+	// Literals of at most 32 bytes compare inline (amd64), without a call.
+	if i = lit(b, i, `,"chunk":{"type":"`); lit(b, i, `text-delta","index":`) >= 0 {
+		i += len(`text-delta","index":`)
 	} else {
-		i = lit(b, i, `,"chunk":{"type":"reasoning-delta","index":`)
+		i = lit(b, i, `reasoning-delta","index":`)
 	}
-	i = skipNum(b, i)
-	return lit(b, str1(b, lit(b, i, `,"text":`)), "}}")
+	return lit(b, skipNum(b, i), `,"text":`)
 }
 
 // skipNum validates the JSON number at b[i], whose value the caller does
@@ -189,6 +270,26 @@ func skipNum(b []byte, i int) int {
 // a plain integer of up to 15 digits read eight digits at a time: its value
 // and end, or end -1.
 func intAt(b []byte, i int) (float64, int) {
+	if i >= 0 && len(b)-i > 16 {
+		// Two words hold a plain integer of up to 15 digits, and the
+		// byte after it is in b: no loop, no tail.
+		d, n := digits8(binary.LittleEndian.Uint64(b[i:]))
+		j := i + d
+		if d == 8 {
+			d2, v := digits8(binary.LittleEndian.Uint64(b[j:]))
+			n, j = n*pow10[d2]+v, j+d2
+			d += d2
+		}
+		if c := b[j]; d != 0 && d < 16 && (b[i] != '0' || d == 1) && c != '.' && c != 'e' && c != 'E' {
+			return float64(n), j
+		}
+	}
+	return intAtShort(b, i)
+}
+
+// intAtShort is intAt near the end of b, or for a value that is not a plain
+// integer of up to 15 digits.
+func intAtShort(b []byte, i int) (float64, int) {
 	if i < 0 {
 		return 0, -1
 	}
@@ -214,6 +315,23 @@ func intAt(b []byte, i int) (float64, int) {
 		}
 		v, _ := number(b[i:e])
 		return v, e
+	}
+	return float64(n), j
+}
+
+// shortInt is intAt for a value that is usually a short plain integer (a
+// row's dt gaps, a few milliseconds): up to three digits byte by byte,
+// anything longer or not plain by intAt.
+func shortInt(b []byte, i int) (float64, int) {
+	if i < 0 || len(b)-i < 4 {
+		return intAt(b, i)
+	}
+	n, j := uint64(0), i
+	for ; j < i+3 && b[j]-'0' <= 9; j++ {
+		n = n*10 + uint64(b[j]-'0')
+	}
+	if c := b[j]; j == i || c-'0' <= 9 || c == '.' || c == 'e' || c == 'E' || b[i] == '0' && j-i > 1 {
+		return intAt(b, i)
 	}
 	return float64(n), j
 }

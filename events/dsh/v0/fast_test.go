@@ -1,6 +1,7 @@
 package v0
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -61,7 +62,16 @@ var recordCmp = []cmp.Option{cmp.AllowUnexported(Record{}, rowMember{}), cmpopts
 // exactly what the full parse returns.
 func checkCompact(t *testing.T, line []byte) (taken bool) {
 	t.Helper()
-	var fast, full Parser
+	var fast Parser
+	return checkCompactWith(t, &fast, line)
+}
+
+// checkCompactWith is checkCompact on a parser that may have read other
+// lines before (what the compact path keeps from line to line, such as
+// chunkData's head, must not change an answer).
+func checkCompactWith(t *testing.T, fast *Parser, line []byte) (taken bool) {
+	t.Helper()
+	var full Parser
 	got, ok := fast.fastLine(nil, line)
 	if !ok {
 		return false
@@ -87,6 +97,36 @@ func TestCompactPathMatchesGeneral(t *testing.T) {
 			t.Errorf("took a line it must decline: %s", l)
 		}
 	}
+	// One parser over a run of chunk lines whose heads change, repeat and
+	// break: each answer is the general parser's.
+	var p Parser
+	for _, l := range chunkRun {
+		checkCompactWith(t, &p, []byte(l))
+	}
+}
+
+// chunkRun is a sequence of chunk lines for one parser: the same head
+// twice, then a changed turn, step, type and index, a head broken just
+// past the cached bytes, and the head again.
+var chunkRun = []string{
+	`{"type":"assistant/chunk","seq":1,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"a"}}}`,
+	`{"type":"assistant/chunk","seq":2,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"b c d e f g h"}}}`,
+	`{"type":"assistant/chunk","seq":3,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":1}}}`,
+	`{"type":"assistant/chunk","seq":3,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"\x"}}}`,
+	`{"type":"assistant/chunk","seq":3,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"x"}},"surfaceOp":"append"}`,
+	`{"type":"assistant/chunk","seq":4,"time":1,"data":{"turn":12,"step":1,"chunk":{"type":"text-delta","index":0,"text":"a"}}}`,
+	`{"type":"assistant/chunk","seq":5,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"a"}}}`,
+	`{"type":"assistant/chunk","seq":6,"time":1,"data":{"turn":1,"step":10,"chunk":{"type":"text-delta","index":0,"text":"a"}}}`,
+	`{"type":"assistant/chunk","seq":7,"time":1,"data":{"turn":1,"step":10,"chunk":{"type":"reasoning-delta","index":0,"text":"a"}}}`,
+	`{"type":"assistant/chunk","seq":8,"time":1,"data":{"turn":1,"step":10,"chunk":{"type":"reasoning-delta","index":3,"text":"a"}}}`,
+	`{"type":"assistant/chunk","seq":9,"time":1,"data":{"turn":1,"step":10,"chunk":{"type":"reasoning-delta","index":x,"text":"a"}}}`,
+	`{"type":"assistant/chunk","seq":9,"time":1,"data":{"turn":1,"step":10,"chunk":{"type":"reasoning-delta","index":3,"texx":"a"}}}`,
+	`{"type":"assistant/chunk","seq":9,"time":1,"data":{"turn":1,"step":10,"chunk":{"type":"reasoning-delta","index":3,"text"1"a"}}}`,
+	`{"type":"assistant/chunk","seq":9,"time":1,"data":["turn":1,"step":10,"chunk":{"type":"reasoning-delta","index":3,"text":"a"}}}`,
+	`{"type":"assistant/chunk","seq":9,"time":1,"data":{"tur":11,"step":10,"chunk":{"type":"reasoning-delta","index":3,"text":"a"}}}`,
+	`{"type":"assistant/chunk","seq":9,"time":1,"data":{"turn":1,"step":10,"chunk":{"type":"reasoning-delta","index":3,"text":"a"}`,
+	`{"type":"assistant/chunk","seq":9,"time":1,"data":{"turn":1,"step":10,"chunk":{"type":"reasoning-delta","index":3,"text":`,
+	`{"type":"assistant/chunk","seq":9,"time":1,"data":{"turn":1,"step":10,"chunk":{"type":"reasoning-delta","index":3,"text":"a"}}}`,
 }
 
 // FuzzCompactPath: on any bytes the compact path never panics, and when it
@@ -97,7 +137,18 @@ func FuzzCompactPath(f *testing.F) {
 	for _, l := range append(compactLines, declinedLines...) {
 		f.Add([]byte(l))
 	}
-	f.Fuzz(func(t *testing.T, line []byte) { checkCompact(t, line) })
+	f.Add([]byte(strings.Join(chunkRun, "\n")))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		checkCompact(t, in)
+		// Its lines through one parser that has read chunk lines before.
+		var p Parser
+		for _, l := range chunkRun[:2] {
+			p.fastLine(nil, []byte(l))
+		}
+		for l := range bytes.SplitSeq(in, []byte{'\n'}) {
+			checkCompactWith(t, &p, l)
+		}
+	})
 }
 
 // intAt agrees with number on every plain integer length and on the
@@ -127,6 +178,21 @@ func TestSkipNum(t *testing.T) {
 	for _, c := range []string{"0", "00", "01", "-0", "-1", "1", "12", "123456789012345678901", "1.5", "1.", "1e", "1e5", "9,", "0}", "x", "", "-", "1E+2"} {
 		if got, want := skipNum([]byte(c), 0), num([]byte(c), 0); got != want {
 			t.Errorf("skipNum(%q) = %d, num %d", c, got, want)
+		}
+	}
+}
+
+// shortInt agrees with intAt on short and long plain integers and on the
+// shapes around them.
+func TestShortInt(t *testing.T) {
+	for _, c := range []string{"0", "00", "01", "3", "12", "123", "1234", "12345678901234567", "0.5", "1.5", "12e1", "1E2", "-1", "x", "", "7", "99"} {
+		for _, tail := range []string{"", ",", "]", ",4,5]", "]}}", "0", ".", "e"} {
+			b := []byte(c + tail)
+			v, end := shortInt(b, 0)
+			wv, wend := intAt(b, 0)
+			if end != wend || (end >= 0 && v != wv) {
+				t.Errorf("shortInt(%q) = %v, %d; intAt: %v, %d", b, v, end, wv, wend)
+			}
 		}
 	}
 }

@@ -80,6 +80,8 @@ type Parser struct {
 	payload, dts [][]byte
 	gaps         []float64
 	lastType     string // see typeOf
+	row          rowRun // the last packed row fastAt read
+	chunkHead    []byte // see chunkData
 }
 
 // ParseLine is the package-level ParseLine using p's scratch space.

@@ -2,7 +2,6 @@ package v0
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/tailproof/tailproof/events"
 )
@@ -107,27 +106,32 @@ func (p *Parser) expandRow(dst []Record, tag string, ms []member) ([]Record, err
 
 // expandMembers is the end of validateRow and the expansion, shared by the
 // general row path and the compact one (fast.go): dt's arity, the members'
-// safe seqs and times, then one Record per payload element. gaps are dt's
-// safe integers.
+// safe seqs and times (rowRun.check), then one Record per payload element.
+// gaps are dt's safe integers.
 func expandMembers(dst []Record, tag string, seq0, time0 float64, m *rowMember, payload [][]byte, gaps []float64) ([]Record, error) {
-	if len(gaps) != len(payload)-1 {
-		return dst, malformed(tag, fmt.Sprintf("dt length %d does not match %d members", len(gaps), len(payload)))
+	r := rowRun{seq0: seq0, time0: time0, m: m, payload: payload, gaps: gaps}
+	if err := r.check(tag); err != nil {
+		return dst, err
 	}
-	if !safeInteger(seq0 + float64(len(payload)-1)) {
-		return dst, malformed(tag, "member seqs must stay safe integers")
+	return r.expand(dst), nil
+}
+
+// check is the end of validateRow for a row of safe-integer seq0 and time0
+// and safe-integer gaps: dt's arity and every member's seq and time safe.
+func (r *rowRun) check(tag string) error {
+	if len(r.gaps) != len(r.payload)-1 {
+		return malformed(tag, fmt.Sprintf("dt length %d does not match %d members", len(r.gaps), len(r.payload)))
 	}
-	n := len(dst)
-	dst = slices.Grow(dst, len(payload))
-	t := time0
-	for k, pl := range payload {
-		if k > 0 {
-			if t += gaps[k-1]; !safeInteger(t) {
-				return dst[:n], malformed(tag, "member times must stay safe integers")
-			}
+	if !safeInteger(r.seq0 + float64(len(r.payload)-1)) {
+		return malformed(tag, "member seqs must stay safe integers")
+	}
+	t := r.time0
+	for _, g := range r.gaps {
+		if t += g; !safeInteger(t) {
+			return malformed(tag, "member times must stay safe integers")
 		}
-		dst = append(dst, Record{Type: TypeAssistantChunk, HasType: true, Seq: seq0 + float64(k), Time: t, member: m, raw: pl})
 	}
-	return dst, nil
+	return nil
 }
 
 func dataKeysWhy(tag string) string {
