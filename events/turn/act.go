@@ -58,6 +58,14 @@ const (
 	// KindDamage is bytes that did not decode. Damage holds the positioned
 	// *events.Error, classified torn tail, corrupt or too long.
 	KindDamage
+	// KindTurnMark names, in Turn, the turn the record was written in,
+	// without opening or ending it (Qwen Code's ui_telemetry prompt_id,
+	// backgroundTurn stamp and file_history_snapshot promptId). A mark that
+	// names another turn than the open turn's earlier marks is the writer
+	// moving to another turn that wrote no opener (a Qwen cron turn after a
+	// restart): the fold closes the open turn there. Marks live in their own
+	// name space, apart from the turn ids of starts and ends.
+	KindTurnMark
 )
 
 var kindNames = [...]string{
@@ -66,7 +74,7 @@ var kindNames = [...]string{
 	KindReasoning: "reasoning", KindToolCall: "tool-call", KindToolResult: "tool-result",
 	KindToolRan: "tool-ran", KindInterrupt: "interrupt", KindCompaction: "compaction",
 	KindError: "error", KindRollback: "rollback", KindNote: "note", KindUnknown: "unknown",
-	KindDamage: "damage",
+	KindDamage: "damage", KindTurnMark: "turn-mark",
 }
 
 func (k Kind) String() string {
@@ -222,7 +230,13 @@ type Act struct {
 	// other kinds (outputs are not kept).
 	Text string
 
-	// Stop applies to Output and Reasoning.
+	// Stop applies to Output and Reasoning. On a Prompt, StopUnclear says the
+	// harness may end the turn right at this input without writing anything
+	// more (Qwen Code's blocking UserPromptSubmit hook), until a mark of the
+	// turn shows it went on. On a ToolResult, StopFinal says
+	// the harness ends the turn once the batch this result belongs to is
+	// answered, with no model call after it (Qwen Code's permission-cancelled
+	// call, stopAfterPermissionCancel); every other value says nothing.
 	Stop Stop
 	// Failed marks a ToolResult the harness flagged as an error; Retry marks
 	// an Error that was a retry notice.
@@ -279,6 +293,10 @@ func (a Act) Describe() string {
 		b.WriteString(" end=" + a.End.String())
 	case KindOutput, KindReasoning:
 		b.WriteString(" stop=" + a.Stop.String())
+	case KindToolResult:
+		if a.Stop == StopFinal {
+			b.WriteString(" ends-turn")
+		}
 	case KindRollback:
 		kv("turns", strconv.FormatInt(a.N, 10))
 	}

@@ -23,6 +23,11 @@ type Fold struct {
 	// for a turn this many turns back is reported as foreign (fail closed).
 	recent []string
 
+	// pendingMark is a turn mark that named another turn than the open
+	// one (or came while none was open): the next turn opened by progress
+	// takes it.
+	pendingMark string
+
 	seen       map[uint64]struct{}
 	lastParent string // parent already checked for the current record
 
@@ -69,7 +74,9 @@ func (f *Fold) Add(a turn.Act) *Turn {
 		closed = f.prompt(a)
 	case turn.KindOutput, turn.KindReasoning, turn.KindToolCall, turn.KindToolResult, turn.KindToolRan:
 		if f.cur == nil || f.cur.HasEnd {
+			m := f.pendingMark
 			closed = f.open(a, false)
+			f.cur.Mark = m
 		}
 		f.progress(a)
 	case turn.KindTurnEnd:
@@ -98,6 +105,8 @@ func (f *Fold) Add(a turn.Act) *Turn {
 		}
 	case turn.KindDamage:
 		f.damage(a)
+	case turn.KindTurnMark:
+		closed = f.mark(a)
 	}
 	f.remember(a.UUID)
 	if seqMsg != "" || chainMsg != "" {
@@ -165,8 +174,47 @@ func (f *Fold) open(a turn.Act, explicit bool) *Turn {
 	t.SeqProblems, f.gapSeq = f.gapSeq, nil
 	t.ChainBreaks, f.gapChain = f.gapChain, nil
 	t.Prompts, f.preamble = f.preamble, nil
+	// A pending mark names the turn a progress act opens (the caller sets
+	// it); a start or a prompt names its own turn, and its own marks follow.
+	f.pendingMark = ""
 	f.cur = t
 	return closed
+}
+
+// mark folds a turn mark. The open turn's first mark names it; a mark that
+// names another turn closes the open turn (the writer moved on without an
+// opener) and is kept for the turn the next progress opens. A mark while no
+// turn is open, or after the open turn's end, waits the same way. Records
+// that name no turn (marks with an empty Turn) are not marks.
+func (f *Fold) mark(a turn.Act) *Turn {
+	if a.Turn == "" {
+		return nil
+	}
+	t := f.cur
+	switch {
+	case t == nil:
+		f.pendingMark = a.Turn
+	case t.Mark == "" && !t.HasEnd:
+		t.Mark = a.Turn
+		t.wentOn()
+	case t.Mark == a.Turn:
+		// The open (or just ended) turn's own record.
+		t.wentOn()
+	case t.HasEnd:
+		f.pendingMark = a.Turn
+	default:
+		// Another turn's record while this one is open: it is over, with
+		// what it wrote so far. The next progress opens the other turn.
+		f.recent = append(f.recent, t.ID)
+		if len(f.recent) > recentTurns {
+			f.recent = f.recent[1:]
+		}
+		t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": a record of another turn ("+a.Turn+") follows: the writer moved on")
+		f.cur = nil
+		f.pendingMark = a.Turn
+		return t
+	}
+	return nil
 }
 
 // triggers reports whether a prompt of source s starts a model turn of its
@@ -219,13 +267,15 @@ func (f *Fold) progress(a turn.Act) {
 	t.LastProgress = a.Kind
 	t.TrailingError, t.TrailingRetry, t.ErrorReason = false, false, ""
 	switch a.Kind {
+	case turn.KindPrompt:
+		t.LastStop = a.Stop
 	case turn.KindOutput, turn.KindReasoning:
 		t.Outputs++
 		t.LastStop = a.Stop
 	case turn.KindToolCall:
 		t.Calls = append(t.Calls, Call{ID: a.Call, Name: a.Name, Pos: a.Pos})
 	case turn.KindToolResult, turn.KindToolRan:
-		i := t.call(a.Call)
+		i := t.call(a.Call, a.Kind == turn.KindToolResult)
 		if i < 0 {
 			t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": "+a.Kind.String()+" for call "+strconv.Quote(a.Call)+" that this turn never made")
 			return
@@ -234,11 +284,33 @@ func (f *Fold) progress(a turn.Act) {
 			t.Calls[i].Ran = true
 		} else {
 			t.Calls[i].Result, t.Calls[i].Failed = true, a.Failed
+			if a.Stop == turn.StopFinal {
+				t.EndsAfterCalls = true
+			}
 		}
 	}
 }
 
-func (t *Turn) call(id string) int {
+// wentOn records that the harness went on with the turn past a prompt at
+// which it might have ended it (a Prompt with Stop StopUnclear): a mark of
+// the turn's own came after it.
+func (t *Turn) wentOn() {
+	if !t.HasEnd && t.LastProgress == turn.KindPrompt && t.LastStop == turn.StopUnclear {
+		t.LastStop = turn.StopContinue
+	}
+}
+
+// call finds call id. A result answers the earliest call of that id still
+// without one (calls without ids, or ids reused, are answered in order); a
+// proof that a call ran names the latest.
+func (t *Turn) call(id string, result bool) int {
+	if result {
+		for i := range t.Calls {
+			if t.Calls[i].ID == id && !t.Calls[i].Result {
+				return i
+			}
+		}
+	}
 	for i := len(t.Calls) - 1; i >= 0; i-- {
 		if t.Calls[i].ID == id {
 			return i
@@ -262,8 +334,16 @@ func (f *Fold) end(a turn.Act) {
 		t.ForeignEnd = a.Turn
 		return
 	}
-	if t.HasEnd {
+	if t.HasEnd && !(t.End == turn.EndUnstated && a.End != turn.EndUnstated) {
+		// A stating end after an unstated one (Qwen's branch_checkpoint,
+		// then its turn_result) is the harness saying how; anything else
+		// twice is worth a note.
 		t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": a second end record ("+a.End.String()+")")
+	}
+	if t.ID == "" && a.Turn != "" {
+		// The end names the turn it closes when nothing before it did
+		// (a Qwen retry turn: no user record, its turn_result names it).
+		t.ID = a.Turn
 	}
 	t.HasEnd, t.End, t.EndReason, t.EndPos, t.Last = true, a.End, a.Reason, a.Pos, a.Pos
 }

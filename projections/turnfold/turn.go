@@ -16,6 +16,9 @@ type Turn struct {
 	// prompt id (Claude Code promptId), else its record uuid; "" when the
 	// turn has none of these. Key never returns "".
 	ID string
+	// Mark is the name the turn's records gave it in the harness's turn
+	// marks (KindTurnMark), "" when none did.
+	Mark string
 	// Explicit is true when a TurnStart act opened the turn. An implicit
 	// turn was opened by a prompt or by model output.
 	Explicit bool
@@ -66,6 +69,10 @@ type Turn struct {
 	ChainBreaks []string
 	// SeqProblems are breaks in the harness's sequence numbers.
 	SeqProblems []string
+
+	// EndsAfterCalls: a tool result said the harness ends the turn once its
+	// batch is answered (Act.Stop StopFinal on a ToolResult).
+	EndsAfterCalls bool
 
 	Compactions int
 	// Notes are facts worth printing that decide nothing.
