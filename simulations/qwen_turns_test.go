@@ -25,10 +25,10 @@ type qwenTurnTally struct {
 	// names none (a cron or notification turn, an identity-less writer, a
 	// retry turn cut before its turn_result): no truth to score against.
 	Scored, Unattributed, NoTurn int
-	Completed, Interrupted      int // right verdicts
-	LostCompletion              int // interrupted on a completed turn whose final record the crash lost (right)
-	Unknown                     int
-	Wrong                       int
+	Completed, Interrupted       int // right verdicts
+	LostCompletion               int // interrupted on a completed turn whose final record the crash lost (right)
+	Unknown                      int
+	Wrong                        int
 	// Against the core: the core (or the ledger's own terminal) decided the
 	// same prompt the other way. Agree counts both decided and equal.
 	Contradict, Agree int
