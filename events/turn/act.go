@@ -298,7 +298,9 @@ func (a Act) Describe() string {
 			b.WriteString(" ends-turn")
 		}
 	case KindRollback:
-		kv("turns", strconv.FormatInt(a.N, 10))
+		if a.N != 0 { // 0: the record does not count turns (a Qwen rewind)
+			kv("turns", strconv.FormatInt(a.N, 10))
+		}
 	}
 	kv("reason", a.Reason)
 	if a.Failed {

@@ -97,7 +97,11 @@ func (f *Fold) Add(a turn.Act) *Turn {
 		}
 	case turn.KindRollback:
 		if f.cur != nil {
-			f.cur.Notes = append(f.cur.Notes, "line "+strconv.Itoa(a.Pos.Line)+": "+strconv.FormatInt(a.N, 10)+" turn(s) rolled back")
+			what := strconv.FormatInt(a.N, 10) + " turn(s) rolled back"
+			if a.N == 0 {
+				what = "history rolled back (" + a.Reason + ")"
+			}
+			f.cur.Notes = append(f.cur.Notes, "line "+strconv.Itoa(a.Pos.Line)+": "+what)
 		}
 	case turn.KindUnknown:
 		if f.cur != nil {
