@@ -31,8 +31,16 @@ type qwenTurnTally struct {
 	Wrong                        int
 	// Against the core: the core (or the ledger's own terminal) decided the
 	// same prompt the other way. Agree counts both decided and equal.
-	Contradict, Agree int
-	Failures          []string
+	// LedgerOnly counts the ledger's terminal against a verdict the
+	// transcript alone cannot help: on a turn whose finishing records a
+	// power loss took (Qwen never fsyncs the transcript, so it shows a cut
+	// turn), or one whose own turn_result says otherwise (the model's
+	// cancel after a hook-blocked turn's completed terminal: the daemon's
+	// two records disagree, and the ledger-less status of ADR 0033 reads
+	// the same turn_result). Not a failure; the core's own decisions on
+	// dangling prompts must never be contradicted.
+	Contradict, Agree, LedgerOnly int
+	Failures                      []string
 }
 
 func (t *qwenTurnTally) add(o qwenTurnTally) {
@@ -47,14 +55,15 @@ func (t *qwenTurnTally) add(o qwenTurnTally) {
 	t.Wrong += o.Wrong
 	t.Contradict += o.Contradict
 	t.Agree += o.Agree
-	if len(t.Failures) < 20 {
+	t.LedgerOnly += o.LedgerOnly
+	if len(t.Failures) < 40 {
 		t.Failures = append(t.Failures, o.Failures...)
 	}
 }
 
 func (t qwenTurnTally) String() string {
-	return fmt.Sprintf("crashes %d: last turn scored %d (completed %d, interrupted %d [lost completion %d], unknown %d, wrong %d), unattributed %d, no turn %d; against the ledger core: agree %d, contradict %d",
-		t.Crashes, t.Scored, t.Completed, t.Interrupted, t.LostCompletion, t.Unknown, t.Wrong, t.Unattributed, t.NoTurn, t.Agree, t.Contradict)
+	return fmt.Sprintf("crashes %d: last turn scored %d (completed %d, interrupted %d [lost completion %d], unknown %d, wrong %d), unattributed %d, no turn %d; against the ledger core: agree %d, contradict %d, the ledger's terminal over a transcript the crash cut %d",
+		t.Crashes, t.Scored, t.Completed, t.Interrupted, t.LostCompletion, t.Unknown, t.Wrong, t.Unattributed, t.NoTurn, t.Agree, t.Contradict, t.LedgerOnly)
 }
 
 // scoreQwenTurns runs model runs [from, to) of seed, crashes each after every
@@ -143,6 +152,7 @@ func (d *Daemon) scoreLastTurn() (t qwenTurnTally) {
 	// restart does). Unknown against decided is fine; completed against
 	// interrupted, cancelled or error is not.
 	core, ok := ledgerTerminal(lb, p.id)
+	fromLedger := ok
 	if !ok {
 		vs, _, err := d.recoverWhy(d.store, false)
 		if err != nil {
@@ -153,9 +163,13 @@ func (d *Daemon) scoreLastTurn() (t qwenTurnTally) {
 		core, ok = coreVerdict(v), decided
 	}
 	if ok && last.Verdict != turnverdict.Unknown {
-		if core == last.Verdict {
+		switch {
+		case core == last.Verdict:
 			t.Agree = 1
-		} else {
+		case fromLedger && p.lost && last.Verdict == turnverdict.Interrupted,
+			fromLedger && last.HarnessEnd != evturn.EndNone && last.HarnessEnd != evturn.EndUnstated:
+			t.LedgerOnly = 1
+		default:
 			t.Contradict = 1
 			t.Failures = append(t.Failures, fmt.Sprintf("contradiction: turnverdict said %s of %s, the ledger core %s (truth %s)\n%s", last.Verdict, p.id, core, describeTruth(p), last.Describe()))
 		}

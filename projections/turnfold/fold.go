@@ -27,6 +27,8 @@ type Fold struct {
 	// one (or came while none was open): the next turn opened by progress
 	// takes it.
 	pendingMark string
+	// closedMarks are the marks of closed turns (bounded like recent).
+	closedMarks []string
 
 	seen       map[uint64]struct{}
 	lastParent string // parent already checked for the current record
@@ -159,10 +161,7 @@ func (f *Fold) Finish() *Turn {
 func (f *Fold) open(a turn.Act, explicit bool) *Turn {
 	closed := f.cur
 	if closed != nil {
-		f.recent = append(f.recent, closed.ID)
-		if len(f.recent) > recentTurns {
-			f.recent = f.recent[1:]
-		}
+		f.closing(closed)
 		if f.gapTorn != nil {
 			// A torn line followed by valid records is corruption, which
 			// events.Decode reports as such; a torn tail is always last.
@@ -195,9 +194,27 @@ func (f *Fold) mark(a turn.Act) *Turn {
 		return nil
 	}
 	t := f.cur
+	if t != nil && a.Turn != t.Mark && f.closedMark(a.Turn) {
+		// A record of a turn that already closed, inside another: that
+		// turn's writer is still writing (a Qwen agent the prompt deadline
+		// released keeps going beside the next prompt), so this turn's
+		// records are not its own alone.
+		if !t.HasEnd {
+			t.SeqProblems = append(t.SeqProblems, "line "+strconv.Itoa(a.Pos.Line)+": a record of earlier turn "+a.Turn+" inside this one")
+		}
+		return nil
+	}
 	switch {
 	case t == nil:
 		f.pendingMark = a.Turn
+	case t.Mark == "" && !t.HasEnd && t.LastProgress == turn.KindPrompt && t.LastStop == turn.StopUnclear &&
+		a.Pos.Line != t.LastProgressPos.Line+1:
+		// A prompt the harness may have ended the turn at, and a mark that
+		// is not the very next record: the harness's own mark follows its
+		// prompt at once (Qwen's snapshot), so this one may be the next
+		// turn's (a retry turn after a restart writes a snapshot and no
+		// prompt). The turn is over at its prompt.
+		return f.moveOn(t, a)
 	case t.Mark == "" && !t.HasEnd:
 		t.Mark = a.Turn
 		t.wentOn()
@@ -209,16 +226,41 @@ func (f *Fold) mark(a turn.Act) *Turn {
 	default:
 		// Another turn's record while this one is open: it is over, with
 		// what it wrote so far. The next progress opens the other turn.
-		f.recent = append(f.recent, t.ID)
-		if len(f.recent) > recentTurns {
-			f.recent = f.recent[1:]
-		}
-		t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": a record of another turn ("+a.Turn+") follows: the writer moved on")
-		f.cur = nil
-		f.pendingMark = a.Turn
-		return t
+		return f.moveOn(t, a)
 	}
 	return nil
+}
+
+func (f *Fold) closedMark(m string) bool {
+	for _, x := range f.closedMarks {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// closing remembers a closing turn's id and mark.
+func (f *Fold) closing(t *Turn) {
+	f.recent = append(f.recent, t.ID)
+	if len(f.recent) > recentTurns {
+		f.recent = f.recent[1:]
+	}
+	if t.Mark != "" {
+		f.closedMarks = append(f.closedMarks, t.Mark)
+		if len(f.closedMarks) > recentTurns {
+			f.closedMarks = f.closedMarks[1:]
+		}
+	}
+}
+
+// moveOn closes the open turn t at mark a of another turn.
+func (f *Fold) moveOn(t *Turn, a turn.Act) *Turn {
+	f.closing(t)
+	t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": a record of another turn ("+a.Turn+") follows: the writer moved on")
+	f.cur = nil
+	f.pendingMark = a.Turn
+	return t
 }
 
 // triggers reports whether a prompt of source s starts a model turn of its
