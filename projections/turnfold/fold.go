@@ -82,7 +82,7 @@ func (f *Fold) Add(a turn.Act) *Turn {
 		}
 		f.progress(a)
 	case turn.KindTurnEnd:
-		f.end(a)
+		closed = f.end(a)
 	case turn.KindInterrupt:
 		if f.cur != nil {
 			f.cur.Interrupts = append(f.cur.Interrupts, Interrupt{Pos: a.Pos, Reason: a.Reason})
@@ -374,20 +374,31 @@ func (t *Turn) call(id string, result bool) int {
 	return -1
 }
 
-func (f *Fold) end(a turn.Act) {
+func (f *Fold) end(a turn.Act) *Turn {
 	t := f.cur
-	if t == nil {
-		return
-	}
-	if a.Turn != "" && t.Explicit && t.ID != "" && a.Turn != t.ID {
+	if a.Turn != "" && (t == nil || t.ID != "" && a.Turn != t.ID) {
 		for _, id := range f.recent {
 			if id == a.Turn {
-				t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": a late end record for earlier turn "+a.Turn+" (ignored)")
-				return
+				if t != nil {
+					t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": a late end record for earlier turn "+a.Turn+" (ignored)")
+				}
+				return nil
 			}
 		}
+		if t == nil || t.HasEnd {
+			// The end of a turn that left no other record (a Qwen prompt
+			// that failed, or had nothing to do, before its first write):
+			// a turn of its own, not a second end of the one before.
+			closed := f.open(a, false)
+			f.cur.ID = a.Turn
+			f.cur.HasEnd, f.cur.End, f.cur.EndReason, f.cur.EndPos = true, a.End, a.Reason, a.Pos
+			return closed
+		}
 		t.ForeignEnd = a.Turn
-		return
+		return nil
+	}
+	if t == nil {
+		return nil
 	}
 	if t.HasEnd && !(t.End == turn.EndUnstated && a.End != turn.EndUnstated) {
 		// A stating end after an unstated one (Qwen's branch_checkpoint,
@@ -401,6 +412,7 @@ func (f *Fold) end(a turn.Act) {
 		t.ID = a.Turn
 	}
 	t.HasEnd, t.End, t.EndReason, t.EndPos, t.Last = true, a.End, a.Reason, a.Pos, a.Pos
+	return nil
 }
 
 func (f *Fold) damage(a turn.Act) {
