@@ -268,7 +268,13 @@ func systemActs(dst []turn.Act, base turn.Act, r *Record, stamp string) []turn.A
 		// written only for stopReason end_turn with a tool-free answer: the
 		// turn ended, though not every end_turn is an answer — the final
 		// answer guard reads the answer.
+		// Its startExclusiveRecordUuid is the cursor taken before the turn
+		// ran (#promptWithTurnRecording: the transcript's last record, null
+		// while empty): where its turn began (ADR 0031).
 		a.Kind, a.End, a.Reason = turn.KindTurnEnd, turn.EndUnstated, "branch_checkpoint"
+		if r.BranchCheckpoint != nil {
+			a.Since, a.HasSince = r.BranchCheckpoint.StartExclusiveRecordUUID, true
+		}
 	case SubtypeChatCompression:
 		// recordChatCompression (DPEB6S2R).
 		a.Kind = turn.KindCompaction

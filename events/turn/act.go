@@ -225,6 +225,13 @@ type Act struct {
 	// (Interrupt), in the harness's own words.
 	End    End
 	Reason string
+	// Since, when HasSince, is what an end record says of where its turn
+	// began: the uuid of the record just before the turn's first record,
+	// "" for the file's first (Qwen's branch_checkpoint
+	// startExclusiveRecordUuid). An end whose Since is not the open turn's
+	// is another turn's.
+	Since    string
+	HasSince bool
 
 	// Text is a prompt's text — what a resume would send — and nothing for
 	// other kinds (outputs are not kept).
@@ -291,6 +298,9 @@ func (a Act) Describe() string {
 		}
 	case KindTurnEnd:
 		b.WriteString(" end=" + a.End.String())
+		if a.HasSince {
+			b.WriteString(" since=" + strconv.Quote(a.Since))
+		}
 	case KindOutput, KindReasoning:
 		b.WriteString(" stop=" + a.Stop.String())
 	case KindToolResult:

@@ -26,7 +26,8 @@ type Fold struct {
 	// pendingMark is a turn mark that named another turn than the open
 	// one (or came while none was open): the next turn opened by progress
 	// takes it.
-	pendingMark string
+	pendingMark   string
+	pendingParent string // the pending mark's record's parent link
 	// closedMarks are the marks of closed turns (bounded like recent).
 	closedMarks []string
 
@@ -76,9 +77,11 @@ func (f *Fold) Add(a turn.Act) *Turn {
 		closed = f.prompt(a)
 	case turn.KindOutput, turn.KindReasoning, turn.KindToolCall, turn.KindToolResult, turn.KindToolRan:
 		if f.cur == nil || f.cur.HasEnd {
-			m := f.pendingMark
+			m, mp := f.pendingMark, f.pendingParent
 			closed = f.open(a, false)
-			f.cur.Mark = m
+			if m != "" {
+				f.cur.Mark, f.cur.StartParent = m, mp
+			}
 		}
 		f.progress(a)
 	case turn.KindTurnEnd:
@@ -169,7 +172,7 @@ func (f *Fold) open(a turn.Act, explicit bool) *Turn {
 		}
 	}
 	f.index++
-	t := &Turn{Index: f.index, Explicit: explicit, Start: a.Pos, Last: a.Pos}
+	t := &Turn{Index: f.index, Explicit: explicit, Start: a.Pos, Last: a.Pos, StartParent: a.Parent}
 	if explicit {
 		t.ID = a.Turn
 	}
@@ -310,6 +313,14 @@ func (f *Fold) end(a turn.Act) *Turn {
 		return nil
 	}
 	if t == nil {
+		return nil
+	}
+	if a.HasSince && a.Since != t.StartParent {
+		// The end says its turn began after another record than this
+		// turn's first: it closes a turn that began inside this one's
+		// span (a Qwen retry turn after a restart, behind a prompt that
+		// wrote only its own record).
+		t.ForeignEnd = "the turn begun after " + strconv.Quote(a.Since)
 		return nil
 	}
 	if t.HasEnd && !(t.End == turn.EndUnstated && a.End != turn.EndUnstated) {

@@ -28,7 +28,14 @@ func (f *Fold) mark(a turn.Act) *Turn {
 	}
 	switch {
 	case t == nil:
-		f.pendingMark = a.Turn
+		f.pendingMark, f.pendingParent = a.Turn, a.Parent
+	case t.Mark == "" && !t.HasEnd && t.LastProgress != turn.KindPrompt && t.LastProgress != turn.KindNone:
+		// The turn worked without naming itself, and now a record names a
+		// turn: a harness that marks its turns marks them from their
+		// start (Qwen's snapshot follows the prompt at once), so this is
+		// another turn's (a cron turn after a restart, behind a local
+		// slash command that marks nothing).
+		return f.moveOn(t, a)
 	case t.Mark == "" && !t.HasEnd && t.LastProgress == turn.KindPrompt && t.LastStop == turn.StopUnclear &&
 		a.Pos.Line != t.LastProgressPos.Line+1:
 		// A prompt the harness may have ended the turn at, and a mark that
@@ -44,7 +51,7 @@ func (f *Fold) mark(a turn.Act) *Turn {
 		// The open (or just ended) turn's own record.
 		t.wentOn()
 	case t.HasEnd:
-		f.pendingMark = a.Turn
+		f.pendingMark, f.pendingParent = a.Turn, a.Parent
 	default:
 		// Another turn's record while this one is open: it is over, with
 		// what it wrote so far. The next progress opens the other turn.
@@ -81,7 +88,7 @@ func (f *Fold) moveOn(t *Turn, a turn.Act) *Turn {
 	f.closing(t)
 	t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": a record of another turn ("+a.Turn+") follows: the writer moved on")
 	f.cur = nil
-	f.pendingMark = a.Turn
+	f.pendingMark, f.pendingParent = a.Turn, a.Parent
 	return t
 }
 

@@ -27,6 +27,10 @@ type Turn struct {
 	Initiator turn.Source
 	// Start and Last are the positions of the turn's first and last act.
 	Start, Last events.Position
+	// StartParent is the parent link of the turn's first record (of the
+	// mark that named it, for a turn a mark named before its first
+	// progress): what an end's Since must name.
+	StartParent string
 
 	Prompts []Prompt
 	Calls   []Call
