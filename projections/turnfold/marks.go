@@ -28,7 +28,7 @@ func (f *Fold) mark(a turn.Act) *Turn {
 	}
 	switch {
 	case t == nil:
-		f.pendingMark, f.pendingParent = a.Turn, a.Parent
+		f.setPending(a)
 	case t.Mark == "" && !t.HasEnd && t.LastProgress != turn.KindPrompt && t.LastProgress != turn.KindNone:
 		// The turn worked without naming itself, and now a record names a
 		// turn: a harness that marks its turns marks them from their
@@ -51,7 +51,7 @@ func (f *Fold) mark(a turn.Act) *Turn {
 		// The open (or just ended) turn's own record.
 		t.wentOn()
 	case t.HasEnd:
-		f.pendingMark, f.pendingParent = a.Turn, a.Parent
+		f.setPending(a)
 	default:
 		// Another turn's record while this one is open: it is over, with
 		// what it wrote so far. The next progress opens the other turn.
@@ -88,7 +88,7 @@ func (f *Fold) moveOn(t *Turn, a turn.Act) *Turn {
 	f.closing(t)
 	t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": a record of another turn ("+a.Turn+") follows: the writer moved on")
 	f.cur = nil
-	f.pendingMark, f.pendingParent = a.Turn, a.Parent
+	f.setPending(a)
 	return t
 }
 
@@ -98,5 +98,14 @@ func (f *Fold) moveOn(t *Turn, a turn.Act) *Turn {
 func (t *Turn) wentOn() {
 	if !t.HasEnd && t.LastProgress == turn.KindPrompt && t.LastStop == turn.StopUnclear {
 		t.LastStop = turn.StopContinue
+	}
+}
+
+// setPending keeps mark a for the turn the next progress opens, with the
+// parent link of the first record that named it (a repeat of the pending
+// name, the turn's own telemetry after its snapshot, keeps the first).
+func (f *Fold) setPending(a turn.Act) {
+	if f.pendingMark != a.Turn {
+		f.pendingMark, f.pendingParent = a.Turn, a.Parent
 	}
 }
