@@ -11,6 +11,7 @@ import (
 	"github.com/tailproof/tailproof/adapters/harnessfs"
 	"github.com/tailproof/tailproof/events/claude"
 	"github.com/tailproof/tailproof/events/codex"
+	"github.com/tailproof/tailproof/events/qwen"
 	"github.com/tailproof/tailproof/events/turn"
 	"github.com/tailproof/tailproof/machines/turnverdict"
 )
@@ -28,11 +29,15 @@ func TestHarnessesPageReplaysTheSessions(t *testing.T) {
 	for _, c := range []struct {
 		name, file, path string
 		h                turn.Harness
+		// turnsOnly: a harness with its own ledger (Qwen): no sidecar, no
+		// repair — the acts and verdicts only.
+		turnsOnly bool
 	}{
-		{"codex", "testdata/turns/codex-session.jsonl", "/home/user/.codex/sessions/2026/11/30/rollout-2026-11-30T09-00-00-0199c0de-0000-7000-8000-000000000002.jsonl", codex.Harness()},
-		{"claude", "testdata/turns/claude-session.jsonl", "/home/user/.claude/projects/-work-demo/5e9203a5-ffbc-40b3-a9a4-13bccc5f74c4.jsonl", claude.Harness()},
+		{"codex", "testdata/turns/codex-session.jsonl", "/home/user/.codex/sessions/2026/11/30/rollout-2026-11-30T09-00-00-0199c0de-0000-7000-8000-000000000002.jsonl", codex.Harness(), false},
+		{"claude", "testdata/turns/claude-session.jsonl", "/home/user/.claude/projects/-work-demo/5e9203a5-ffbc-40b3-a9a4-13bccc5f74c4.jsonl", claude.Harness(), false},
+		{"qwen", "testdata/replay/projects/-work-golden/chats/3c1f7a92-5d4e-4b8a-9f06-2e7d1c4b8a53.jsonl", "/home/user/.qwen/projects/-work-golden/chats/3c1f7a92-5d4e-4b8a-9f06-2e7d1c4b8a53.jsonl", qwen.Harness(), true},
 	} {
-		replay := harnessReplay(t, c.file, c.path, c.h)
+		replay := harnessReplay(t, c.file, c.path, c.h, c.turnsOnly)
 		open, close := "<!-- replay:"+c.name+" -->\n", "<!-- /replay:"+c.name+" -->"
 		i, j := strings.Index(out, open), strings.Index(out, close)
 		if i < 0 || j < i {
@@ -57,7 +62,7 @@ func TestHarnessesPageReplaysTheSessions(t *testing.T) {
 // harnessReplay prints, for each line of the file, the record the codec
 // reads and the acts it maps to; then each turn's decision; then what
 // reconcile stamps and what repair does.
-func harnessReplay(t *testing.T, file, path string, h turn.Harness) string {
+func harnessReplay(t *testing.T, file, path string, h turn.Harness, turnsOnly bool) string {
 	var w strings.Builder
 	w.WriteString("line  record → acts\n")
 	var ds []turnverdict.Decision
@@ -91,6 +96,9 @@ func harnessReplay(t *testing.T, file, path string, h turn.Harness) string {
 	w.WriteString("\nverdicts (the writer stopped)\n")
 	for _, d := range ds {
 		w.WriteString(d.Describe() + "\n")
+	}
+	if turnsOnly {
+		return w.String()
 	}
 	m, open := memSession(t, path, file)
 	side := harnessfs.NewSidecar(m, path)

@@ -179,7 +179,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	return cli.Main(stderr, "status", func() error {
 		fs := cli.NewFlagSet("status",
-			"usage: tailproof status [--harness qwen] (--transcript|--file FILE [--ledger FILE] | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--owner CLASS:TURN]... [--json] [--trace] [--reference] [--allow-auto-continue]")
+			"usage: tailproof status [--harness qwen] (--transcript|--file FILE [--ledger FILE] | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--owner CLASS:TURN]... [--writer-stopped] [--json] [--trace] [--reference] [--allow-auto-continue]")
 		var (
 			sf        sessionFlags
 			owners    ownerFlags
@@ -187,6 +187,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			reference = fs.Bool("reference", false, "trim trailing notifications by content shape only, as Qwen Code 0.24.4 does")
 			auto      = fs.Bool("allow-auto-continue", false, "the host's policy allows auto-continuing an interrupted prompt the evidence supports")
 			trace     = fs.Bool("trace", false, "print the folds and decisions that led to the status")
+			stopped   = fs.Bool("writer-stopped", false, "without a ledger: assert the process that wrote the transcript is gone, so its last turn can be decided without its turn_result")
 		)
 		sf.register(fs)
 		fs.Var(&owners, "owner", "a live owner `CLASS:TURN` reported by the runtime (repeatable); any owner refuses a continuation")
@@ -234,9 +235,16 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		default:
 			input.Transcript.Checked, input.Transcript.First = true, []cli.Position{}
 		}
+		turnObj := tailproof.StatusSummary(st)
+		if ledger == nil && st.Transcript != tailproof.TranscriptMissing {
+			if turnObj, err = qwenTranscriptTurn(ctx, sess, *stopped); err != nil {
+				return cli.WithCode(cli.Code(err, cli.Input), err)
+			}
+		}
 		w := &cli.Printer{W: stdout}
 		if *asJSON {
 			out := toStatusJSON(st)
+			out.Turn = turnObj
 			out.Input, out.Warnings = input, input.Warnings()
 			if *trace {
 				out.Trace = st.Trace
@@ -245,8 +253,8 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return w.Err()
 		}
 		w.Printf("%s", st.Describe())
-		if t := tailproof.StatusSummary(st); t != nil {
-			printTurn(w, *t)
+		if turnObj != nil {
+			printTurn(w, *turnObj)
 		}
 		w.Tail(input.Warnings(), st.Trace, *trace)
 		return w.Err()

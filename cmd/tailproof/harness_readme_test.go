@@ -29,7 +29,7 @@ func TestReadmeHarnessExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := 0
-	var claudeOut, qwenOut string
+	var claudeOut, qwenOut, qwenJSON string
 	for _, line := range strings.Split(sec, "\n") {
 		rest, ok := strings.CutPrefix(line, "go run ./cmd/tailproof ")
 		if !ok {
@@ -46,7 +46,11 @@ func TestReadmeHarnessExamples(t *testing.T) {
 			claudeOut = out.String()
 		}
 		if len(args) > 2 && args[0] == "status" && args[2] == "qwen" {
-			qwenOut = out.String()
+			if strings.Contains(rest, "--ledger") {
+				qwenOut = out.String()
+			} else {
+				qwenJSON = out.String()
+			}
 		}
 		ran++
 	}
@@ -57,6 +61,11 @@ func TestReadmeHarnessExamples(t *testing.T) {
 	quoted, _, _ = strings.Cut(quoted, "```")
 	if quoted == "" || !strings.Contains(claudeOut, quoted) {
 		t.Fatalf("README quotes\n%s\nbut the command prints\n%s", quoted, claudeOut)
+	}
+	_, quoted, _ = strings.Cut(sec, "Without\na ledger, the example's `--json` object holds:\n\n```\n")
+	quoted, _, _ = strings.Cut(quoted, "\n```")
+	if quoted == "" || !strings.Contains(qwenJSON, quoted) {
+		t.Fatalf("README quotes\n%s\nbut the ledger-less Qwen command prints\n%s", quoted, qwenJSON)
 	}
 	_, quoted, _ = strings.Cut(sec, "a prompt killed during a tool call, reads:\n\n```\n")
 	quoted, _, _ = strings.Cut(quoted, "```")

@@ -58,6 +58,14 @@ const (
 	// KindDamage is bytes that did not decode. Damage holds the positioned
 	// *events.Error, classified torn tail, corrupt or too long.
 	KindDamage
+	// KindTurnMark names, in Turn, the turn the record was written in,
+	// without opening or ending it (Qwen Code's ui_telemetry prompt_id,
+	// backgroundTurn stamp and file_history_snapshot promptId). A mark that
+	// names another turn than the open turn's earlier marks is the writer
+	// moving to another turn that wrote no opener (a Qwen cron turn after a
+	// restart): the fold closes the open turn there. Marks live in their own
+	// name space, apart from the turn ids of starts and ends.
+	KindTurnMark
 )
 
 var kindNames = [...]string{
@@ -66,7 +74,7 @@ var kindNames = [...]string{
 	KindReasoning: "reasoning", KindToolCall: "tool-call", KindToolResult: "tool-result",
 	KindToolRan: "tool-ran", KindInterrupt: "interrupt", KindCompaction: "compaction",
 	KindError: "error", KindRollback: "rollback", KindNote: "note", KindUnknown: "unknown",
-	KindDamage: "damage",
+	KindDamage: "damage", KindTurnMark: "turn-mark",
 }
 
 func (k Kind) String() string {
@@ -217,12 +225,25 @@ type Act struct {
 	// (Interrupt), in the harness's own words.
 	End    End
 	Reason string
+	// Since, when HasSince, is what an end record says of where its turn
+	// began: the uuid of the record just before the turn's first record,
+	// "" for the file's first (Qwen's branch_checkpoint
+	// startExclusiveRecordUuid). An end whose Since is not the open turn's
+	// is another turn's.
+	Since    string
+	HasSince bool
 
 	// Text is a prompt's text — what a resume would send — and nothing for
 	// other kinds (outputs are not kept).
 	Text string
 
-	// Stop applies to Output and Reasoning.
+	// Stop applies to Output and Reasoning. On a Prompt, StopUnclear says the
+	// harness may end the turn right at this input without writing anything
+	// more (Qwen Code's blocking UserPromptSubmit hook), until a mark of the
+	// turn shows it went on. On a ToolResult, StopFinal says
+	// the harness ends the turn once the batch this result belongs to is
+	// answered, with no model call after it (Qwen Code's permission-cancelled
+	// call, stopAfterPermissionCancel); every other value says nothing.
 	Stop Stop
 	// Failed marks a ToolResult the harness flagged as an error; Retry marks
 	// an Error that was a retry notice.
@@ -277,10 +298,19 @@ func (a Act) Describe() string {
 		}
 	case KindTurnEnd:
 		b.WriteString(" end=" + a.End.String())
+		if a.HasSince {
+			b.WriteString(" since=" + strconv.Quote(a.Since))
+		}
 	case KindOutput, KindReasoning:
 		b.WriteString(" stop=" + a.Stop.String())
+	case KindToolResult:
+		if a.Stop == StopFinal {
+			b.WriteString(" ends-turn")
+		}
 	case KindRollback:
-		kv("turns", strconv.FormatInt(a.N, 10))
+		if a.N != 0 { // 0: the record does not count turns (a Qwen rewind)
+			kv("turns", strconv.FormatInt(a.N, 10))
+		}
 	}
 	kv("reason", a.Reason)
 	if a.Failed {

@@ -14,7 +14,9 @@ import (
 // earlier one is not; a tail that stops mid-work is a turn that did not
 // complete on disk.
 //
-// It refuses when the last progress is a complete message the model meant
+// It refuses when the last progress answers the last call of a batch the
+// harness said ends the turn (a ToolResult with Stop StopFinal), and when
+// the last progress is a complete message the model meant
 // as its answer, or one whose intent the record does not state: then only
 // the end record may be missing (a batched or unflushed write lost at the
 // crash, Claude Code #40378; Codex #47124 in reverse), and interrupted could
@@ -23,6 +25,22 @@ var UnfinishedWork guards.Guard[*turnfold.Evidence] = guards.Func("unfinished-wo
 	t := e.Turn
 	switch t.LastProgress {
 	case turn.KindNone:
+		return ""
+	case turn.KindPrompt:
+		if t.LastStop == turn.StopUnclear {
+			// Qwen Code 0.24.4's blocking UserPromptSubmit hook ends the
+			// turn after the prompt's record with nothing else written.
+			return "the last record is input at which the harness may end the turn without writing more; only the end record may be missing"
+		}
+		return ""
+	case turn.KindToolResult:
+		if t.EndsAfterCalls && len(t.Dangling()) == 0 {
+			// Qwen Code 0.24.4 ends the turn after a batch with a
+			// permission-cancelled call (stopAfterPermissionCancel): no
+			// model call follows, so the answered batch is the turn's end
+			// and only the end record may be missing.
+			return "the last record answers a tool batch after which the harness ends the turn; only the end record may be missing"
+		}
 		return ""
 	case turn.KindOutput:
 		switch t.LastStop {

@@ -8,7 +8,10 @@
 // output, injected context, compaction summaries) joins the next turn
 // without opening one. Inside an explicit turn every prompt belongs to it
 // (input steered into the running turn); inside an implicit one a person's
-// new prompt opens the next turn.
+// new prompt opens the next turn. A turn mark naming another turn than the
+// open one (Qwen Code's cron turn after a restart, which writes no opener)
+// closes the open turn; an end naming another turn after the open one ended
+// is a turn of its own (marks.go, ADR 0041).
 //
 // For each turn the fold keeps its prompts with their provenance, its tool
 // calls and what became of them, its end record and interrupt markers, the

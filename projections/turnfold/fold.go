@@ -23,6 +23,14 @@ type Fold struct {
 	// for a turn this many turns back is reported as foreign (fail closed).
 	recent []string
 
+	// pendingMark is a turn mark that named another turn than the open
+	// one (or came while none was open): the next turn opened by progress
+	// takes it.
+	pendingMark   string
+	pendingParent string // the pending mark's record's parent link
+	// closedMarks are the marks of closed turns (bounded like recent).
+	closedMarks []string
+
 	seen       map[uint64]struct{}
 	lastParent string // parent already checked for the current record
 
@@ -69,11 +77,15 @@ func (f *Fold) Add(a turn.Act) *Turn {
 		closed = f.prompt(a)
 	case turn.KindOutput, turn.KindReasoning, turn.KindToolCall, turn.KindToolResult, turn.KindToolRan:
 		if f.cur == nil || f.cur.HasEnd {
+			m, mp := f.pendingMark, f.pendingParent
 			closed = f.open(a, false)
+			if m != "" {
+				f.cur.Mark, f.cur.StartParent = m, mp
+			}
 		}
 		f.progress(a)
 	case turn.KindTurnEnd:
-		f.end(a)
+		closed = f.end(a)
 	case turn.KindInterrupt:
 		if f.cur != nil {
 			f.cur.Interrupts = append(f.cur.Interrupts, Interrupt{Pos: a.Pos, Reason: a.Reason})
@@ -90,7 +102,11 @@ func (f *Fold) Add(a turn.Act) *Turn {
 		}
 	case turn.KindRollback:
 		if f.cur != nil {
-			f.cur.Notes = append(f.cur.Notes, "line "+strconv.Itoa(a.Pos.Line)+": "+strconv.FormatInt(a.N, 10)+" turn(s) rolled back")
+			what := strconv.FormatInt(a.N, 10) + " turn(s) rolled back"
+			if a.N == 0 {
+				what = "history rolled back (" + a.Reason + ")"
+			}
+			f.cur.Notes = append(f.cur.Notes, "line "+strconv.Itoa(a.Pos.Line)+": "+what)
 		}
 	case turn.KindUnknown:
 		if f.cur != nil {
@@ -98,6 +114,8 @@ func (f *Fold) Add(a turn.Act) *Turn {
 		}
 	case turn.KindDamage:
 		f.damage(a)
+	case turn.KindTurnMark:
+		closed = f.mark(a)
 	}
 	f.remember(a.UUID)
 	if seqMsg != "" || chainMsg != "" {
@@ -146,10 +164,7 @@ func (f *Fold) Finish() *Turn {
 func (f *Fold) open(a turn.Act, explicit bool) *Turn {
 	closed := f.cur
 	if closed != nil {
-		f.recent = append(f.recent, closed.ID)
-		if len(f.recent) > recentTurns {
-			f.recent = f.recent[1:]
-		}
+		f.closing(closed)
 		if f.gapTorn != nil {
 			// A torn line followed by valid records is corruption, which
 			// events.Decode reports as such; a torn tail is always last.
@@ -157,7 +172,7 @@ func (f *Fold) open(a turn.Act, explicit bool) *Turn {
 		}
 	}
 	f.index++
-	t := &Turn{Index: f.index, Explicit: explicit, Start: a.Pos, Last: a.Pos}
+	t := &Turn{Index: f.index, Explicit: explicit, Start: a.Pos, Last: a.Pos, StartParent: a.Parent}
 	if explicit {
 		t.ID = a.Turn
 	}
@@ -165,6 +180,9 @@ func (f *Fold) open(a turn.Act, explicit bool) *Turn {
 	t.SeqProblems, f.gapSeq = f.gapSeq, nil
 	t.ChainBreaks, f.gapChain = f.gapChain, nil
 	t.Prompts, f.preamble = f.preamble, nil
+	// A pending mark names the turn a progress act opens (the caller sets
+	// it); a start or a prompt names its own turn, and its own marks follow.
+	f.pendingMark = ""
 	f.cur = t
 	return closed
 }
@@ -209,6 +227,15 @@ func (f *Fold) prompt(a turn.Act) *Turn {
 		}
 	}
 	t.Prompts = append(t.Prompts, p)
+	if a.Source != turn.SourceUser && t.LastProgress == turn.KindOutput && t.LastStop == turn.StopFinal {
+		// Input the harness put after the model's final answer (a
+		// notification, injected context) may open the next turn as well
+		// as extend this one: it is not proof that this turn's work went
+		// on, so the answer stays the turn's last progress.
+		t.Last = a.Pos
+		t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": "+a.Source.String()+" input after the final answer: it may open the next turn")
+		return closed
+	}
 	f.progress(a)
 	return closed
 }
@@ -219,13 +246,15 @@ func (f *Fold) progress(a turn.Act) {
 	t.LastProgress = a.Kind
 	t.TrailingError, t.TrailingRetry, t.ErrorReason = false, false, ""
 	switch a.Kind {
+	case turn.KindPrompt:
+		t.LastStop = a.Stop
 	case turn.KindOutput, turn.KindReasoning:
 		t.Outputs++
 		t.LastStop = a.Stop
 	case turn.KindToolCall:
 		t.Calls = append(t.Calls, Call{ID: a.Call, Name: a.Name, Pos: a.Pos})
 	case turn.KindToolResult, turn.KindToolRan:
-		i := t.call(a.Call)
+		i := t.call(a.Call, a.Kind == turn.KindToolResult)
 		if i < 0 {
 			t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": "+a.Kind.String()+" for call "+strconv.Quote(a.Call)+" that this turn never made")
 			return
@@ -234,11 +263,24 @@ func (f *Fold) progress(a turn.Act) {
 			t.Calls[i].Ran = true
 		} else {
 			t.Calls[i].Result, t.Calls[i].Failed = true, a.Failed
+			if a.Stop == turn.StopFinal {
+				t.EndsAfterCalls = true
+			}
 		}
 	}
 }
 
-func (t *Turn) call(id string) int {
+// call finds call id. A result answers the earliest call of that id still
+// without one (calls without ids, or ids reused, are answered in order); a
+// proof that a call ran names the latest.
+func (t *Turn) call(id string, result bool) int {
+	if result {
+		for i := range t.Calls {
+			if t.Calls[i].ID == id && !t.Calls[i].Result {
+				return i
+			}
+		}
+	}
 	for i := len(t.Calls) - 1; i >= 0; i-- {
 		if t.Calls[i].ID == id {
 			return i
@@ -247,25 +289,53 @@ func (t *Turn) call(id string) int {
 	return -1
 }
 
-func (f *Fold) end(a turn.Act) {
+func (f *Fold) end(a turn.Act) *Turn {
 	t := f.cur
-	if t == nil {
-		return
-	}
-	if a.Turn != "" && t.Explicit && t.ID != "" && a.Turn != t.ID {
+	if a.Turn != "" && (t == nil || t.ID != "" && a.Turn != t.ID) {
 		for _, id := range f.recent {
 			if id == a.Turn {
-				t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": a late end record for earlier turn "+a.Turn+" (ignored)")
-				return
+				if t != nil {
+					t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": a late end record for earlier turn "+a.Turn+" (ignored)")
+				}
+				return nil
 			}
 		}
+		if t == nil || t.HasEnd {
+			// The end of a turn that left no other record (a Qwen prompt
+			// that failed, or had nothing to do, before its first write):
+			// a turn of its own, not a second end of the one before.
+			closed := f.open(a, false)
+			f.cur.ID = a.Turn
+			f.cur.HasEnd, f.cur.End, f.cur.EndReason, f.cur.EndPos = true, a.End, a.Reason, a.Pos
+			return closed
+		}
 		t.ForeignEnd = a.Turn
-		return
+		return nil
 	}
-	if t.HasEnd {
+	if t == nil {
+		return nil
+	}
+	if a.HasSince && a.Since != t.StartParent {
+		// The end says its turn began after another record than this
+		// turn's first: it closes a turn that began inside this one's
+		// span (a Qwen retry turn after a restart, behind a prompt that
+		// wrote only its own record).
+		t.ForeignEnd = "the turn begun after " + strconv.Quote(a.Since)
+		return nil
+	}
+	if t.HasEnd && !(t.End == turn.EndUnstated && a.End != turn.EndUnstated) {
+		// A stating end after an unstated one (Qwen's branch_checkpoint,
+		// then its turn_result) is the harness saying how; anything else
+		// twice is worth a note.
 		t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": a second end record ("+a.End.String()+")")
 	}
+	if t.ID == "" && a.Turn != "" {
+		// The end names the turn it closes when nothing before it did
+		// (a Qwen retry turn: no user record, its turn_result names it).
+		t.ID = a.Turn
+	}
 	t.HasEnd, t.End, t.EndReason, t.EndPos, t.Last = true, a.End, a.Reason, a.Pos, a.Pos
+	return nil
 }
 
 func (f *Fold) damage(a turn.Act) {

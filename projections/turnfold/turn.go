@@ -16,6 +16,9 @@ type Turn struct {
 	// prompt id (Claude Code promptId), else its record uuid; "" when the
 	// turn has none of these. Key never returns "".
 	ID string
+	// Mark is the name the turn's records gave it in the harness's turn
+	// marks (KindTurnMark), "" when none did.
+	Mark string
 	// Explicit is true when a TurnStart act opened the turn. An implicit
 	// turn was opened by a prompt or by model output.
 	Explicit bool
@@ -24,6 +27,10 @@ type Turn struct {
 	Initiator turn.Source
 	// Start and Last are the positions of the turn's first and last act.
 	Start, Last events.Position
+	// StartParent is the parent link of the turn's first record (of the
+	// mark that named it, for a turn a mark named before its first
+	// progress): what an end's Since must name.
+	StartParent string
 
 	Prompts []Prompt
 	Calls   []Call
@@ -66,6 +73,10 @@ type Turn struct {
 	ChainBreaks []string
 	// SeqProblems are breaks in the harness's sequence numbers.
 	SeqProblems []string
+
+	// EndsAfterCalls: a tool result said the harness ends the turn once its
+	// batch is answered (Act.Stop StopFinal on a ToolResult).
+	EndsAfterCalls bool
 
 	Compactions int
 	// Notes are facts worth printing that decide nothing.
