@@ -227,13 +227,13 @@ func (f *Fold) prompt(a turn.Act) *Turn {
 		}
 	}
 	t.Prompts = append(t.Prompts, p)
-	if a.Source != turn.SourceUser && t.LastProgress == turn.KindOutput && t.LastStop == turn.StopFinal {
-		// Input the harness put after the model's final answer (a
-		// notification, injected context) may open the next turn as well
-		// as extend this one: it is not proof that this turn's work went
-		// on, so the answer stays the turn's last progress.
+	if a.Source != turn.SourceUser && t.LastProgress == turn.KindOutput && (t.LastStop == turn.StopFinal || t.LastStop == turn.StopUnclear) {
+		// Input the harness put after a complete model message that may be
+		// its answer (a notification, injected context) may open the next
+		// turn as well as extend this one: it is not proof that this
+		// turn's work went on, so the message stays the last progress.
 		t.Last = a.Pos
-		t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": "+a.Source.String()+" input after the final answer: it may open the next turn")
+		t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": "+a.Source.String()+" input after a complete model message: it may open the next turn")
 		return closed
 	}
 	f.progress(a)
