@@ -227,13 +227,17 @@ func (f *Fold) prompt(a turn.Act) *Turn {
 		}
 	}
 	t.Prompts = append(t.Prompts, p)
-	if a.Source != turn.SourceUser && t.LastProgress == turn.KindOutput && t.LastStop == turn.StopFinal {
-		// Input the harness put after the model's final answer (a
-		// notification, injected context) may open the next turn as well
-		// as extend this one: it is not proof that this turn's work went
-		// on, so the answer stays the turn's last progress.
+	mayBeOver := t.LastProgress == turn.KindOutput && (t.LastStop == turn.StopFinal || t.LastStop == turn.StopUnclear) ||
+		t.LastProgress == turn.KindToolResult && t.EndsAfterCalls && len(t.Dangling()) == 0
+	if a.Source != turn.SourceUser && mayBeOver {
+		// Input the harness put where the turn's work may have ended — after
+		// a complete model message that may be its answer, or the answered
+		// batch the harness ends the turn after (a notification, injected
+		// context) — may open the next turn as well as extend this one: it
+		// is not proof that this turn's work went on, so what came before
+		// stays the last progress.
 		t.Last = a.Pos
-		t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": "+a.Source.String()+" input after the final answer: it may open the next turn")
+		t.Notes = append(t.Notes, "line "+strconv.Itoa(a.Pos.Line)+": "+a.Source.String()+" input where the turn's work may have ended: it may open the next turn")
 		return closed
 	}
 	f.progress(a)
