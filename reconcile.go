@@ -142,8 +142,7 @@ func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts
 	// cannot prove its answers — an old prompt named again, or a shared
 	// fingerprint — the ledger is folded again exactly: a fingerprint can
 	// cost a second read, never a verdict.
-	core := reconcile.New(in)
-	core.CompactLedger()
+	core := reconcile.NewCompact(in)
 	feed := feedLedger
 	if opts.Memo != nil {
 		feed = opts.Memo.ledger.feed
