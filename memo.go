@@ -35,6 +35,9 @@ type TranscriptMemo struct {
 	buf     []byte // scratch: the bytes read for a lookup
 	reads   int    // walks that read the bytes (tests)
 	hits    int    // of them, walks fed from memory (tests)
+	// ledger remembers the last ledger's records for Reconcile's ledger
+	// read (see ledgerMemo).
+	ledger ledgerMemo
 }
 
 // MemoMaxBytes bounds the transcripts a TranscriptMemo remembers.
@@ -64,8 +67,7 @@ func (m *TranscriptMemo) walk(ctx context.Context, store adapters.TranscriptStor
 	if err != nil {
 		return walkTranscript(ctx, store, sid, opts, core) // the same error, as ever
 	}
-	m.buf = m.buf[:0]
-	_, err = m.readInto(rc)
+	m.buf, err = readAll(m.buf[:0], rc)
 	rc.Close()
 	if err != nil || len(m.buf) > MemoMaxBytes {
 		return walkTranscript(ctx, store, sid, opts, core)
@@ -150,21 +152,20 @@ func (m *TranscriptMemo) replay(e *memoEntry, core chainFeed) bool {
 	return true
 }
 
-// readInto appends everything r yields to m.buf, stopping past MemoMaxBytes.
-func (m *TranscriptMemo) readInto(r io.Reader) (int, error) {
-	total := 0
+// readAll appends everything r yields to buf, stopping once past
+// MemoMaxBytes (the caller then reads without a memo).
+func readAll(buf []byte, r io.Reader) ([]byte, error) {
 	for {
-		if len(m.buf) == cap(m.buf) {
-			m.buf = append(m.buf, 0)[:len(m.buf)]
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := r.Read(m.buf[len(m.buf):cap(m.buf)])
-		m.buf = m.buf[:len(m.buf)+n]
-		total += n
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
 		if err == io.EOF {
-			return total, nil
+			return buf, nil
 		}
-		if err != nil || len(m.buf) > MemoMaxBytes {
-			return total, err
+		if err != nil || len(buf) > MemoMaxBytes {
+			return buf, err
 		}
 	}
 }

@@ -35,6 +35,9 @@ func checkMemo(t *testing.T, store *memory.QwenStore, sid string, opts Options) 
 	if m := opts.Memo; m.reads > 0 && m.hits != m.reads-1 {
 		t.Fatalf("%d walks of an unchanged transcript, %d fed from the memo, want %d", m.reads, m.hits, m.reads-1)
 	}
+	if l := &opts.Memo.ledger; l.reads > 0 && l.hits != l.reads-1 {
+		t.Fatalf("%d reads of an unchanged ledger, %d fed from the memo, want %d", l.reads, l.hits, l.reads-1)
+	}
 }
 
 // TestMemoKeepsTheLatest: a memo of n keeps the n transcripts read last

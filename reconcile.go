@@ -63,7 +63,9 @@ type Options struct {
 	NoTrace bool
 	// Memo, when set, remembers recent transcripts' decoded walks by their
 	// bytes and feeds a byte-identical transcript's from memory (see
-	// TranscriptMemo); the decisions are the same. The simulator sets one
+	// TranscriptMemo), and the last ledger's records, feeding a ledger that
+	// is or extends it by whole lines from them (see ledgerMemo); the
+	// decisions are the same. The simulator sets one
 	// per model run.
 	Memo *TranscriptMemo
 }
@@ -140,15 +142,18 @@ func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts
 	// cannot prove its answers — an old prompt named again, or a shared
 	// fingerprint — the ledger is folded again exactly: a fingerprint can
 	// cost a second read, never a verdict.
-	core := reconcile.New(in)
-	core.CompactLedger()
+	core := reconcile.NewCompact(in)
+	feed := feedLedger
+	if opts.Memo != nil {
+		feed = opts.Memo.ledger.feed
+	}
 	admitted := admissions{}
-	if err := feedLedger(ctx, store, sessionID, core, admitted.add); err != nil {
+	if err := feed(ctx, store, sessionID, core, admitted.add); err != nil {
 		return res, fmt.Errorf("tailproof: %w", err)
 	}
 	if !core.LedgerExact() {
 		core, admitted = reconcile.New(in), admissions{}
-		if err := feedLedger(ctx, store, sessionID, core, admitted.add); err != nil {
+		if err := feed(ctx, store, sessionID, core, admitted.add); err != nil {
 			return res, fmt.Errorf("tailproof: %w", err)
 		}
 	}

@@ -147,6 +147,12 @@ func New(in Input) *Core {
 // it did not, the ledger must be folded again into a core without it.
 func (c *Core) CompactLedger() { c.view = ledgerview.NewCompact(0) }
 
+// NewCompact is New followed by CompactLedger, without building the exact
+// view CompactLedger would discard (an allocation per reconciliation).
+func NewCompact(in Input) *Core {
+	return &Core{in: in, view: ledgerview.NewCompact(0)}
+}
+
 // LedgerExact reports whether the ledger fold's answers are proven: always
 // without CompactLedger (see ledgerview.View.Exact). Call it after EndLedger.
 func (c *Core) LedgerExact() bool { return c.view.Exact() }
