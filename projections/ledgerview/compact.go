@@ -61,10 +61,10 @@ type frozen struct {
 // compact is the state only a compact view has.
 type compact struct {
 	window   int
-	live     map[string]int // id -> order, for the window and the frozen prompts (cloned keys)
-	winIDs   []string       // ids of the window's orders, parallel to View.facts
+	live     map[string]int  // id -> order, for the window and the frozen prompts (cloned keys)
+	winIDs   []string        // ids of the window's orders, parallel to View.facts
 	frozen   map[int]*frozen // made at the first (a session of fewer prompts never needs it)
-	old      agg // every retired prompt
+	old      agg             // every retired prompt
 	gone     fpSet
 	sealed   bool // gone was dropped: every id not live may be a retired one
 	unproven bool
