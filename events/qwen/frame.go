@@ -45,6 +45,7 @@ type framer struct {
 	// the line that was current when it was computed; -2: not yet known,
 	// after a fill). The fused read only tries lines that start before it.
 	lastNL int
+	tried  int // the line whose fused parse failed: the old path reads it
 }
 
 func newFramer(r io.Reader, max int) *framer {
@@ -76,11 +77,13 @@ func (f *framer) next() (events.Line, error) {
 		f.fuse.fused = false
 	}
 	for {
-		if f.fuse != nil && f.scan == f.start && f.start < f.end {
+		if f.fuse != nil && f.tried != f.line && f.start < f.end {
 			if !f.ends() {
 				f.scan = f.end // no newline after f.start: searched already
 			} else if l, ok := f.fused(); ok {
 				return l, nil
+			} else {
+				f.tried = f.line
 			}
 		}
 		if i := bytes.IndexByte(f.buf[f.scan:f.end], '\n'); i >= 0 {

@@ -37,11 +37,13 @@ import (
 // line runs past the data read so far, and parsing it where it lies would
 // only be undone (14% of a dense 600 MB transcript's bytes lie in lines
 // that cross a 256 KiB chunk; parsing them twice cost more than the search
-// saved). The backward search runs once per fill and stops at the last
-// newline, so it reads little more than the partial line at the end.
+// saved). Such a line is parsed where it lies after the fill that brings
+// its newline. The backward search runs once per fill, from the end to the
+// last newline and never below f.scan, so a long line is searched once.
 func (f *framer) ends() bool {
 	if f.lastNL == -2 {
-		f.lastNL = lastNewline(f.buf, f.start, f.end)
+		// [f.start, f.scan) holds no newline.
+		f.lastNL = lastNewline(f.buf, f.scan, f.end)
 	}
 	return f.lastNL >= f.start
 }
