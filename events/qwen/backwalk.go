@@ -161,7 +161,7 @@ func (l *loader) readBack(open Opener, need map[uint32]*Record) error {
 	res := &p.res
 	k := uint32(0)
 	found := 0
-	err := readLines(open, l.c.opts.MaxLineBytes, func(line events.Line) error {
+	err := readLines(open, l.c.opts.MaxLineBytes, nil, func(line events.Line) error {
 		p.decodeLine(line.Bytes, res)
 		for i := range res.recs {
 			pr := &res.recs[i]

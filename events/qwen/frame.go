@@ -39,14 +39,20 @@ type framer struct {
 	max   int
 	off   int64 // file offset of buf[0]
 	line  int
-	ahead *ahead // when reading ahead (frame_ahead.go)
+	ahead *ahead        // when reading ahead (frame_ahead.go)
+	fuse  *recordParser // when fusing the newline search into the parse (fuse.go)
+	// lastNL is the index in buf of the last '\n' read (-1: none after
+	// the line that was current when it was computed; -2: not yet known,
+	// after a fill). The fused read only tries lines that start before it.
+	lastNL int
+	tried  int // the line whose fused parse failed: the old path reads it
 }
 
 func newFramer(r io.Reader, max int) *framer {
 	if max <= 0 {
 		max = events.DefaultMaxLineBytes
 	}
-	return &framer{r: r, buf: *framePool.Get().(*[]byte), max: max, line: 1}
+	return &framer{r: r, buf: *framePool.Get().(*[]byte), max: max, line: 1, lastNL: -2}
 }
 
 // release returns the buffer to the pool (unless a long line grew it
@@ -67,7 +73,19 @@ func (f *framer) release() {
 // the last, an *events.Error of kind events.ErrLineTooLong for a line over
 // the limit, or the reader's error. The framer is done after any error.
 func (f *framer) next() (events.Line, error) {
+	if f.fuse != nil {
+		f.fuse.fused = false
+	}
 	for {
+		if f.fuse != nil && f.tried != f.line && f.start < f.end {
+			if !f.ends() {
+				f.scan = f.end // no newline after f.start: searched already
+			} else if l, ok := f.fused(); ok {
+				return l, nil
+			} else {
+				f.tried = f.line
+			}
+		}
 		if i := bytes.IndexByte(f.buf[f.scan:f.end], '\n'); i >= 0 {
 			nl := f.scan + i
 			body := f.buf[f.start:nl]
@@ -112,6 +130,7 @@ func (f *framer) tooLong() error {
 // partial line to the front, or grows the buffer when the line fills more
 // than half of it.
 func (f *framer) fill() {
+	f.lastNL = -2
 	if f.ahead != nil {
 		f.fillAhead()
 		return
@@ -148,8 +167,10 @@ func (f *framer) fill() {
 var errStop = errors.New("stop")
 
 // readLines opens the transcript and feeds each physical line to f, which
-// may return errStop to end the read early.
-func readLines(open Opener, max int, f func(events.Line) error) error {
+// may return errStop to end the read early. With fuse set, the framer
+// parses each line it can into fuse.res as it finds it (fuse.go); f then
+// reads it with decodeFused.
+func readLines(open Opener, max int, fuse *recordParser, f func(events.Line) error) error {
 	rc, err := open()
 	if err != nil {
 		return fmt.Errorf("qwen: open transcript: %w", err)
@@ -157,6 +178,7 @@ func readLines(open Opener, max int, f func(events.Line) error) error {
 	defer rc.Close()
 	fr := newFramer(rc, max)
 	defer fr.release()
+	fr.fuse = fuse
 	if ra, ok := rc.(events.ReadAheader); ok {
 		fr.startAhead(ra, aheadRoom, aheadChunk)
 	}

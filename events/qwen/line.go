@@ -60,7 +60,11 @@ func (p *recordParser) decodeLine(b []byte, out *lineResult) {
 // object parses the whole of b as a record into the next slot of out.recs
 // and returns it, or returns nil (p.s.err says why) and leaves out.recs as
 // it was.
-func (p *recordParser) object(b []byte, out *lineResult) *parsed {
+func (p *recordParser) object(b []byte, out *lineResult) *parsed { return p.objectAt(b, true, out) }
+
+// objectAt is object; unless whole is set the object may end before len(b)
+// (its parsed.end says where).
+func (p *recordParser) objectAt(b []byte, whole bool, out *lineResult) *parsed {
 	if len(out.recs) < cap(out.recs) {
 		out.recs = out.recs[:len(out.recs)+1]
 	} else {
@@ -69,7 +73,7 @@ func (p *recordParser) object(b []byte, out *lineResult) *parsed {
 	pr := &out.recs[len(out.recs)-1]
 	light := p.light
 	p.light = !p.needs(len(out.recs) - 1)
-	ok := p.parseObject(b, true, pr)
+	ok := p.parseObject(b, whole, pr)
 	p.light = light
 	if !ok {
 		*pr = parsed{}

@@ -16,7 +16,7 @@ import (
 func LoadChain(open Opener, opts LoadOptions) (*Chain, error) {
 	l := newLoader(opts, nil, nil)
 	defer l.release()
-	if err := readLines(open, opts.MaxLineBytes, l.line); err != nil {
+	if err := readLines(open, opts.MaxLineBytes, fuseWith(l.p), l.line); err != nil {
 		return nil, err
 	}
 	return l.finish(open)
@@ -43,7 +43,7 @@ func LoadChain(open Opener, opts LoadOptions) (*Chain, error) {
 func Scan(open Opener, opts LoadOptions, visit func(i int, e events.Event) error, restart func()) (*Chain, error) {
 	l := newLoader(opts, visit, restart)
 	defer l.release()
-	err := readLines(open, opts.MaxLineBytes, l.line)
+	err := readLines(open, opts.MaxLineBytes, fuseWith(l.p), l.line)
 	if l.visitErr != nil {
 		return nil, l.visitErr
 	}
@@ -106,7 +106,7 @@ func (l *loader) release() {
 func (l *loader) line(line events.Line) error {
 	c, p := l.c, l.p
 	res := &p.res
-	p.decodeLine(line.Bytes, res)
+	p.decodeFused(line.Bytes)
 	if len(res.recs) > 0 {
 		for _, e := range l.pending {
 			if e.Kind == nil {

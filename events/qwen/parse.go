@@ -63,6 +63,9 @@ type recordParser struct {
 	session, cwd string
 
 	res lineResult // reused by Codec.DecodeLine
+	// fused: res already holds the current line's result, parsed by the
+	// framer where the line lies (fuse.go).
+	fused bool
 }
 
 // partSpans is a decoded part whose strings are not materialized yet.

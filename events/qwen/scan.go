@@ -59,6 +59,9 @@ type scanner struct {
 	stack []uint64 // one bit per open container: 1 = object, 0 = array
 	depth int
 	tmp   []byte // scratch for escaped keys
+	// oneLine makes '\n' and '\r' end whitespace (and so fail the parse):
+	// the fused line read (fuse.go), which must not parse across a line.
+	oneLine bool
 }
 
 func (s *scanner) reset(b []byte) {
@@ -77,7 +80,12 @@ func (s *scanner) fail(msg string) bool {
 func (s *scanner) ws() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
+		case ' ', '\t':
+			s.i++
+		case '\n', '\r':
+			if s.oneLine {
+				return
+			}
 			s.i++
 		default:
 			return

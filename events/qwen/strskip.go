@@ -28,6 +28,11 @@ func (s *scanner) stringEnd() (escaped, plain, ok bool) {
 		s.i = end
 		return esc, !esc && !nonASCII, true
 	}
+	if s.oneLine {
+		// The fused read drops a failed parse (and its words) and reads
+		// the line again the old way: no second scan to name the error.
+		return false, false, s.fail("invalid string")
+	}
 	return s.stringEndScalar()
 }
 

@@ -47,7 +47,7 @@ func (c *Chain) Walk(open Opener, fn func(i int, ev events.Event) error) error {
 		frags = make([][]events.Event, c.Len)
 	}
 	p.selective, p.wantBits, p.wanted = true, c.onChain, nil
-	err := readLines(open, c.opts.MaxLineBytes, func(line events.Line) error {
+	err := readLines(open, c.opts.MaxLineBytes, nil, func(line events.Line) error {
 		p.lineOrd = ord
 		if !c.Streaming {
 			p.wanted = c.want[wi:]
