@@ -71,12 +71,12 @@ func lastNewline(b []byte, lo, hi int) int {
 	return -1
 }
 
-// fuseLines turns the fused read on for LoadChain and Scan. It is off: on
-// the loaded machine of 2026-12-02 it saved 7% of a dense 600 MB
-// reconcile's CPU (30 interleaved runs), short of the 8% that issue #16
-// set for switching (ADR 0038, amendment of 2026-12-02). The path is
-// tested against the old one either way (fuse_test.go).
-const fuseLines = false
+// fuseLines turns the fused read on for LoadChain and Scan. On: measured
+// on 2026-12-02 it took 6%, 13% and 15% of the CPU of a 600 MB reconcile of
+// the dense, ls and mixed shapes, with byte-identical output (ADR 0038,
+// amendment of 2026-12-02). The path is tested against the old one either
+// way (fuse_test.go).
+const fuseLines = true
 
 // fuseWith is the parser the loader's framer fuses with, or nil.
 func fuseWith(p *recordParser) *recordParser {
