@@ -19,12 +19,9 @@ import (
 func (m *FS) ReadFile(name string) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	n, err := m.lookup(name)
+	n, err := m.regular(name)
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
-	}
-	if n.dir {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
+		return nil, err
 	}
 	return bytes.Clone(n.data), nil
 }
@@ -39,6 +36,16 @@ func (m *FS) ReadFile(name string) ([]byte, error) {
 func (m *FS) ReadFileShared(name string) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	n, err := m.regular(name)
+	if err != nil {
+		return nil, err
+	}
+	n.shared = true
+	return n.data[:len(n.data):len(n.data)], nil
+}
+
+// regular looks up the file name for a read; m.mu is held.
+func (m *FS) regular(name string) (*node, error) {
 	n, err := m.lookup(name)
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
@@ -46,8 +53,7 @@ func (m *FS) ReadFileShared(name string) ([]byte, error) {
 	if n.dir {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
 	}
-	n.shared = true
-	return n.data[:len(n.data):len(n.data)], nil
+	return n, nil
 }
 
 // DurableFile returns what a crash right now would leave of the file (without
