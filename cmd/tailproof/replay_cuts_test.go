@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -178,22 +177,8 @@ func checkCrashPass(t *testing.T, name string, ledger, transcript []byte) (passe
 // identities, stale markers, reused prompt ids, rewinds, gaps and bad
 // lines (where the pass hands over to reconciling each cut).
 func TestCrashPassMatchesReconcilingEachCut(t *testing.T) {
-	src := filepath.Join(replayRuntime, "projects", "-work-golden", "chats")
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".ledger.jsonl")
-		if !ok {
-			continue
-		}
-		l, err1 := os.ReadFile(filepath.Join(src, e.Name()))
-		tr, err2 := os.ReadFile(filepath.Join(src, id+".jsonl"))
-		if err1 != nil || err2 != nil {
-			t.Fatal(err1, err2)
-		}
-		checkCrashPass(t, id, l, tr)
+	for _, g := range goldenSessions(t) {
+		checkCrashPass(t, g.id, g.ledger, g.transcript)
 	}
 
 	runs := 240

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,22 +35,8 @@ func TestIncrementalStepsMatchRecomputing(t *testing.T) {
 		check  bool // linear is known
 	}
 	var cases []tc
-	src := filepath.Join(replayRuntime, "projects", "-work-golden", "chats")
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".ledger.jsonl")
-		if !ok {
-			continue
-		}
-		l, err1 := os.ReadFile(filepath.Join(src, e.Name()))
-		tr, err2 := os.ReadFile(filepath.Join(src, id+".jsonl"))
-		if err1 != nil || err2 != nil {
-			t.Fatal(err1, err2)
-		}
-		cases = append(cases, tc{name: id, ledger: l, trans: tr})
+	for _, g := range goldenSessions(t) {
+		cases = append(cases, tc{name: g.id, ledger: g.ledger, trans: g.transcript})
 	}
 	rec := func(uuid, parent string, ms int) string {
 		return fmt.Sprintf(`{"uuid":%q,"parentUuid":%s,"sessionId":"s","timestamp":"2023-11-14T22:13:%02d.%03dZ","type":"user","provenance":"real_user","message":{"role":"user","parts":[{"text":"t%d"}]}}`+"\n",

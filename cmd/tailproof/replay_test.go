@@ -43,6 +43,40 @@ func sessionArgs(id string) []string {
 	return []string{"--qwen-runtime", replayRuntime, "--cwd", "/work/golden", "--session", id}
 }
 
+// goldenSession is one replay golden's ledger and transcript bytes.
+type goldenSession struct {
+	id                 string
+	ledger, transcript []byte
+}
+
+// goldenSessions reads every replay golden session (a ledger and its
+// transcript), in directory order.
+func goldenSessions(t *testing.T) []goldenSession {
+	t.Helper()
+	src := filepath.Join(replayRuntime, "projects", "-work-golden", "chats")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []goldenSession
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".ledger.jsonl")
+		if !ok {
+			continue
+		}
+		l, err1 := os.ReadFile(filepath.Join(src, e.Name()))
+		tr, err2 := os.ReadFile(filepath.Join(src, id+".jsonl"))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		out = append(out, goldenSession{id: id, ledger: l, transcript: tr})
+	}
+	if len(out) == 0 {
+		t.Fatalf("no golden sessions under %s", src)
+	}
+	return out
+}
+
 // copySession copies a golden session to explicit files so a test can check
 // that replay leaves them byte for byte as they were.
 func copySession(t *testing.T, id string) (string, string) {
