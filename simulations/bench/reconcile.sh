@@ -10,7 +10,8 @@
 #
 # RUNS (default 3) sets the runs per shape; each run restores the ledger so
 # that every reconcile decides the same dangling prompt. REWIND_EVERY makes
-# the generator branch every N-th turn (the two-pass fallback). tailproof is
+# the generator branch every N-th turn (the two-pass fallback). FILES=DIR
+# gives the files shape its tool outputs: the regular files under DIR. tailproof is
 # measured as built by default and, as "tailproof+simd", built with
 # GOEXPERIMENT=simd (the AVX2 string skipper; SIMD=0 leaves it out).
 # Needs: go; for the reference, node and @qwen-code/qwen-code@0.24.4
@@ -55,7 +56,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 for shape in "${SHAPES[@]}"; do
   rm -rf "$WORK/tp" "$WORK/ref"
-  go run ./simulations/bench/gen -dir "$WORK/tp" -mb "$MB" -shape "$shape" -rewind-every "${REWIND_EVERY:-0}" | sed 's/.*chats: /generated: /'
+  go run ./simulations/bench/gen -dir "$WORK/tp" -mb "$MB" -shape "$shape" -rewind-every "${REWIND_EVERY:-0}" ${FILES:+-files "$FILES"} | sed 's/.*chats: /generated: /'
   cp -r "$WORK/tp" "$WORK/ref"
   cp "$WORK/tp/$CHATS/$SID.ledger.jsonl" "$WORK/ledger.orig"
   FILE="$WORK/tp/$CHATS/$SID.jsonl"

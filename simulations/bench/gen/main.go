@@ -13,12 +13,15 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tailproof/tailproof/simulations/bench/shape"
 )
@@ -31,13 +34,21 @@ const (
 func main() {
 	dir := flag.String("dir", "", "runtime directory to write into")
 	mb := flag.Int("mb", 600, "approximate transcript size in MB")
-	name := flag.String("shape", "ls", "content shape: "+strings.Join(shape.Names, ", "))
+	name := flag.String("shape", "ls", "content shape: "+strings.Join(shape.Names, ", ")+", files (with -files)")
 	output := flag.Int("output-kb", 0, "size of each tool output in KiB (0: the shape's default)")
 	rewind := flag.Int("rewind-every", 0, "branch every N-th turn from an earlier turn (0: never)")
 	seed := flag.Uint64("seed", 1, "seed of the content")
+	filesDir := flag.String("files", "", "for -shape files: a directory whose regular files (up to 1 MiB each) are the tool outputs")
 	flag.Parse()
 	if *dir == "" {
 		log.Fatal("gen: -dir is required")
+	}
+	var files []string
+	if *filesDir != "" {
+		var err error
+		if files, err = readFiles(*filesDir); err != nil {
+			log.Fatal(err)
+		}
 	}
 	chats := filepath.Join(*dir, "projects", strings.NewReplacer("/", "-").Replace(Cwd), "chats")
 	if err := os.MkdirAll(chats, 0o700); err != nil {
@@ -48,7 +59,7 @@ func main() {
 		log.Fatal(err)
 	}
 	st, err := shape.Write(tf, shape.Options{Shape: *name, Bytes: int64(*mb) << 20, OutputKB: *output,
-		RewindEvery: *rewind, Seed: *seed, SessionID: SessionID, Cwd: Cwd, StartMs: 1767225600000})
+		RewindEvery: *rewind, Files: files, Seed: *seed, SessionID: SessionID, Cwd: Cwd, StartMs: 1767225600000})
 	if err == nil {
 		err = tf.Close()
 	}
@@ -77,4 +88,30 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s: shape %s, %s\n", chats, *name, st)
+}
+
+// readFiles returns the contents of the regular text files under dir (links
+// not followed; files over 1 MiB, empty ones and binary ones — invalid UTF-8
+// or a NUL byte — skipped), in walk order.
+func readFiles(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil || info.Size() == 0 || info.Size() > 1<<20 {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil || !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+			return err // binary: Qwen's read_file returns a notice, not the bytes
+		}
+		out = append(out, string(b))
+		return nil
+	})
+	if err == nil && len(out) == 0 {
+		err = fmt.Errorf("gen: no regular files of 1 byte to 1 MiB under %s", dir)
+	}
+	return out, err
 }

@@ -13,6 +13,7 @@ type turns struct {
 	w        *transcript
 	pools    map[string][]string
 	outs     *[][]string // when set, each turn's tool outputs (Outputs)
+	files    []string    // the files shape's outputs, cycled
 }
 
 var shapes = map[string]func(g *turns, turn int, pid string){
@@ -21,6 +22,17 @@ var shapes = map[string]func(g *turns, turn int, pid string){
 	"code":  func(g *turns, turn int, pid string) { g.toolTurn(turn, pid, g.output("code", 256)) },
 	"small": (*turns).smallTurn,
 	"mixed": (*turns).mixedTurn,
+	"files": (*turns).fileTurn,
+}
+
+// fileTurn reads the turn's file: one read_file call whose output is the
+// next of the given files.
+func (g *turns) fileTurn(turn int, pid string) {
+	g.user(turn, pid, "read the next file and explain it")
+	call := fmt.Sprintf("call-%06d", turn)
+	g.call(fmt.Sprintf("a-%06d", turn), call, "read_file", map[string]any{"absolute_path": fmt.Sprintf("/bench/workspace/f%d", turn%len(g.files))}, "")
+	g.result(fmt.Sprintf("r-%06d", turn), call, "read_file", g.files[turn%len(g.files)])
+	g.reply(fmt.Sprintf("m-%06d", turn), "The file holds part of the project.")
 }
 
 // output returns a tool output of the kind, about kb KiB (or -output-kb),

@@ -20,6 +20,9 @@
 //   - mixed: turns of one to four tool calls whose outputs range from 200
 //     bytes to 400 KiB of the ls, dense and code kinds, thoughts,
 //     notifications and turn_result records.
+//   - files: content this package did not write — each turn is one
+//     read_file call whose output is the next of Options.Files (real files
+//     a user's tools read: a source tree, a package's bundle), in turn.
 //
 // Every record's parent is the record before it, unless RewindEvery is set:
 // then every N-th turn branches from the end of the turn before the
@@ -37,7 +40,8 @@ import (
 	"time"
 )
 
-// Names lists the shapes Write knows.
+// Names lists the shapes Write writes from its own content; Write also
+// knows "files", whose content is Options.Files.
 var Names = []string{"ls", "dense", "code", "small", "mixed"}
 
 // Options say what to write.
@@ -49,10 +53,13 @@ type Options struct {
 	// code shapes (0: the shape's default).
 	OutputKB    int
 	RewindEvery int
-	Seed        uint64
-	SessionID   string
-	Cwd         string
-	StartMs     int64 // the first record's time
+	// Files are the tool outputs of the files shape, used in order and
+	// cycled (simulations/bench/gen -files DIR reads them from a directory).
+	Files     []string
+	Seed      uint64
+	SessionID string
+	Cwd       string
+	StartMs   int64 // the first record's time
 }
 
 // Turn is one prompt's turn as the daemon saw it: its admission (with the
@@ -99,10 +106,13 @@ func write(w io.Writer, o Options, outs *[][]string) (Stats, error) {
 	if !ok {
 		return Stats{}, fmt.Errorf("shape: unknown shape %q", o.Shape)
 	}
+	if o.Shape == "files" && len(o.Files) == 0 {
+		return Stats{}, fmt.Errorf("shape: the files shape needs Options.Files")
+	}
 	t := &transcript{w: bufio.NewWriterSize(w, 1<<20), ts: o.StartMs, sid: o.SessionID, cwd: o.Cwd}
 	t.enc = json.NewEncoder(&t.buf)
 	t.enc.SetEscapeHTML(false)
-	g := &turns{rng: rand.New(rand.NewPCG(o.Seed, 0x7a11)), outputKB: o.OutputKB, w: t, outs: outs}
+	g := &turns{rng: rand.New(rand.NewPCG(o.Seed, 0x7a11)), outputKB: o.OutputKB, w: t, outs: outs, files: o.Files}
 	var starts []*string // starts[k]: the parent the k-th turn began with
 	for turn := 0; ; turn++ {
 		last := t.stats.Bytes >= o.Bytes
