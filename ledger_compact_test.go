@@ -18,7 +18,7 @@ func manyPrompts(last string) []ledger.Record {
 	var recs []ledger.Record
 	for i := range 5000 {
 		id := fmt.Sprintf("p%d", i)
-		recs = append(recs, ledger.InFlight(id, int64(1767225600000+2*i), ""), ledger.Terminal(id, ledger.Completed, "", "", int64(1767225600001+2*i)))
+		recs = append(recs, ledger.InFlight(id, 1767225600000+2*int64(i), ""), ledger.Terminal(id, ledger.Completed, "", "", 1767225600001+2*int64(i)))
 	}
 	return append(recs, ledger.InFlight(last, 1767225700000, ""))
 }

@@ -171,7 +171,7 @@ func TestReadsPerReconciliation(t *testing.T) {
 		s := &countingStore{QwenStore: memory.NewQwenStore()}
 		var l strings.Builder
 		for i := range n {
-			l.Write(ledger.Encode(ledger.InFlight(fmt.Sprintf("p%d", i), int64(1767225600000+i), "")))
+			l.Write(ledger.Encode(ledger.InFlight(fmt.Sprintf("p%d", i), 1767225600000+int64(i), "")))
 			l.WriteByte('\n')
 		}
 		seed(t, s.QwenStore, l.String(), transcript)

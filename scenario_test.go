@@ -68,7 +68,7 @@ import (
 //
 // B is Date.UTC(2026,0,1) = 1767225600000, the reference tests' RECORD_BASE_MS.
 
-const recordBaseMs = 1767225600000
+const recordBaseMs int64 = 1767225600000
 
 const notificationText = `<task-notification><task-id>agent-1</task-id><status>completed</status><summary>Agent "explore" completed.</summary></task-notification>`
 

@@ -2,8 +2,10 @@ package tailproof
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -21,10 +23,12 @@ import (
 // Status scenarios (testdata/status/*.txt) use the reconcile scenario
 // notation for ledger and transcript (scenario_test.go), plus:
 //
-//	status [reference] [ledger] [auto] [turn] [owner=<class>:<turn>...]
+//	status [reference] [ledger] [auto] [turn] [harness] [stopped] [owner=<class>:<turn>...]
 //	    prints RecoveryStatus.Describe; ledger passes the scenario ledger,
 //	    auto sets AllowAutoContinue, owner adds live owners; turn prints
-//	    only RecoveryStatus.Turn (the last prompt's `turn` object).
+//	    only RecoveryStatus.Turn (the last prompt's `turn` object);
+//	    harness prints the `turn` object `status --harness qwen --json`
+//	    prints (QwenStatusTurn), stopped with --writer-stopped.
 //	reconcile ...   as in the reconcile scenarios, to show both side by side.
 func TestStatusScenarios(t *testing.T) {
 	runScenarios(t, "testdata/status", map[string]scenarioCmd{"status": statusCmd})
@@ -32,7 +36,7 @@ func TestStatusScenarios(t *testing.T) {
 
 func statusCmd(t *testing.T, s *scenario, d *datadriven.TestData) string {
 	opts := StatusOptions{}
-	turnOnly := false
+	turnOnly, harness, stopped := false, false, false
 	for _, arg := range d.CmdArgs {
 		switch arg.Key {
 		case "reference":
@@ -43,6 +47,10 @@ func statusCmd(t *testing.T, s *scenario, d *datadriven.TestData) string {
 			opts.AllowAutoContinue = true
 		case "turn":
 			turnOnly = true
+		case "harness":
+			harness = true
+		case "stopped":
+			stopped = true
 		case "owner":
 			for _, v := range arg.Vals {
 				cs, turn, _ := strings.Cut(v, ":")
@@ -59,6 +67,18 @@ func statusCmd(t *testing.T, s *scenario, d *datadriven.TestData) string {
 	st, err := Status(context.Background(), s.store, s.sid, opts)
 	if err != nil {
 		return fmt.Sprintf("error: %v\n", err)
+	}
+	if harness {
+		open := func(ctx context.Context) (io.ReadCloser, error) { return s.store.OpenTranscript(ctx, s.sid) }
+		sum, err := QwenStatusTurn(context.Background(), st, open, opts.Ledger != nil, stopped)
+		if err != nil {
+			return fmt.Sprintf("error: %v\n", err)
+		}
+		b, err := json.MarshalIndent(sum, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
 	}
 	if turnOnly {
 		return st.Turn.Describe()

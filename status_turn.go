@@ -1,6 +1,7 @@
 package tailproof
 
 import (
+	"context"
 	"strings"
 
 	"github.com/tailproof/tailproof/events"
@@ -134,4 +135,32 @@ func StatusSummary(st RecoveryStatus) *TurnSummary {
 		s.Stamp = &StampJSON{Terminal: string(r.Terminal), Code: r.Code, StopReason: r.StopReason, At: r.At}
 	}
 	return s
+}
+
+// QwenStatusTurn is the `turn` object `tailproof status --harness qwen`
+// prints for st (ADR 0046). When the ledger-based status names the
+// session's last prompt (ledgerRead and st.Turn set: the ledger's last
+// admission, else the chain's last prompt identity), its object stands
+// (ADR 0033): the reconcile core knows the admissions, terminals and
+// markers. Otherwise — no ledger was read (ADR 0041), or the ledger read
+// admitted nothing and no record on the chain names a prompt, as in a
+// session of Qwen Code 0.24.4's interactive CLI, which writes neither a
+// ledger record nor a daemonPromptId nor a turn_result — the transcript's
+// last turn is decided from its own records through qwen.Harness and
+// machines/turnverdict, keyed by its first uuid: completed, interrupted,
+// or unknown with every guard's reason. Nil only when there is no turn at
+// all: the transcript is missing, or holds no turn.
+func QwenStatusTurn(ctx context.Context, st RecoveryStatus, open OpenSession, ledgerRead, writerStopped bool) (*TurnSummary, error) {
+	if ledgerRead && st.Turn != nil {
+		return StatusSummary(st), nil
+	}
+	if st.Transcript == TranscriptMissing {
+		return StatusSummary(st), nil
+	}
+	rep, err := TurnStatus(ctx, open, TurnStatusOptions{Harness: qwen.Harness(), WriterStopped: writerStopped})
+	if err != nil || rep.Last == nil {
+		return nil, err
+	}
+	s := Summary(*rep.Last, nil)
+	return &s, nil
 }

@@ -207,5 +207,6 @@ func (a *Admission) Owners() []ownership.Owner {
 // Current is the machine's state (AdmFree or AdmOwned).
 func (a *Admission) Current() AdmissionState { return AdmissionState(a.m.Current()) }
 
-// Trace is every transition attempted, refusals included.
+// Trace is the transitions attempted, refusals included: the last
+// TraceLimit of them, since an admission lives as long as its session.
 func (a *Admission) Trace() []Step { return a.m.Trace() }

@@ -198,3 +198,63 @@ func TestAdmissionInterleavingProperty(t *testing.T) {
 		}
 	})
 }
+
+// A served session's Admission fires on every live event for as long as the
+// process runs: its trace must stay a ring of the last TraceLimit steps, not
+// grow with every Fire (the old slice held all 1e6 steps here). The figures
+// checked are counts and the ring's capacity, never time.
+func TestAdmissionTraceIsBounded(t *testing.T) {
+	const cycles = 500_000 // two Fires each: acquire, release
+	a := NewAdmission()
+	ctx := context.Background()
+	for i := range cycles {
+		turn := fmt.Sprintf("p%d", i)
+		for _, ph := range []ownership.Phase{ownership.Start, ownership.Settle} {
+			if err := a.Observe(ctx, ownership.Event{Class: ownership.Foreground, Phase: ph, Turn: turn}); err != nil {
+				t.Fatalf("cycle %d: %v", i, err)
+			}
+		}
+	}
+	tr := a.Trace()
+	if len(tr) != TraceLimit || cap(a.m.trace) > TraceLimit {
+		t.Fatalf("after %d Fires the trace holds %d steps (capacity %d), want the last %d", 2*cycles, len(tr), cap(a.m.trace), TraceLimit)
+	}
+	if got, want := a.m.Dropped(), 2*cycles-TraceLimit; got != want {
+		t.Fatalf("Dropped = %d, want %d", got, want)
+	}
+	// Oldest first, alternating, ending with the last release.
+	for i, s := range tr {
+		want := string(EvAcquire)
+		if i%2 == 1 {
+			want = string(EvRelease)
+		}
+		if s.Event != want {
+			t.Fatalf("step %d of the kept trace is %s, want %s: %v", i, s.Event, want, tr[max(0, i-2):i+1])
+		}
+	}
+	if s, ok := a.m.Last(); !ok || s.Event != string(EvRelease) || s.Dst != string(AdmFree) {
+		t.Fatalf("Last = %+v, %v", s, ok)
+	}
+	a.m.Reset(nil)
+	if len(a.Trace()) != 0 || a.m.Dropped() != 0 {
+		t.Fatalf("after Reset: trace %d steps, dropped %d", len(a.Trace()), a.m.Dropped())
+	}
+}
+
+// BenchmarkAdmissionObserve reports what one live event costs a long-lived
+// Admission; with the ring its B/op does not include a growing trace.
+func BenchmarkAdmissionObserve(b *testing.B) {
+	a := NewAdmission()
+	ctx := context.Background()
+	start := ownership.Event{Class: ownership.Foreground, Phase: ownership.Start, Turn: "p"}
+	settle := ownership.Event{Class: ownership.Foreground, Phase: ownership.Settle, Turn: "p"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := a.Observe(ctx, start); err != nil {
+			b.Fatal(err)
+		}
+		if err := a.Observe(ctx, settle); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

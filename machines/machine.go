@@ -87,6 +87,13 @@ func (s Step) Describe() string {
 	return s.Event + ": " + s.Src + " --> " + s.Dst
 }
 
+// TraceLimit is how many of its most recent steps a machine keeps. A
+// decision's machine takes a handful of steps; a long-lived one (the live
+// journal's Admission, one per served session) fires on every live event
+// for as long as the process runs, so its trace is a ring of the last
+// TraceLimit steps rather than a slice that grows without bound.
+const TraceLimit = 256
+
 // Machine runs a Table on looplab/fsm. Every Fire is serialized by one mutex
 // (looplab v1.0.3 races between concurrent Event calls), runs with a context
 // that cannot be cancelled (a cancelled context wedges looplab for good), and
@@ -96,7 +103,11 @@ type Machine[E any] struct {
 	table  Table
 	f      *fsm.FSM
 	guards func(event string) guards.Guard[E]
-	trace  []Step
+	// trace is a ring of at most TraceLimit steps; once full, head is the
+	// oldest step's index and the next record overwrites it.
+	trace   []Step
+	head    int
+	dropped int
 }
 
 // New builds a machine from table. guardsFor returns the guard for an event
@@ -134,7 +145,25 @@ func (m *Machine[E]) Reset(guardsFor func(event string) guards.Guard[E]) {
 	defer m.mu.Unlock()
 	m.f.SetState(m.table.Initial)
 	m.guards = guardsFor
-	m.trace = m.trace[:0]
+	clear(m.trace) // drop the vetoes' references, not only the length
+	m.trace, m.head, m.dropped = m.trace[:0], 0, 0
+}
+
+// record keeps s as the most recent step, overwriting the oldest once the
+// ring holds TraceLimit steps.
+func (m *Machine[E]) record(s Step) {
+	if n := len(m.trace); n < TraceLimit {
+		if n == cap(m.trace) { // grow by doubling, never past the limit
+			grown := make([]Step, n, min(max(2*n, 4), TraceLimit))
+			copy(grown, m.trace)
+			m.trace = grown
+		}
+		m.trace = append(m.trace, s)
+		return
+	}
+	m.trace[m.head] = s
+	m.head = (m.head + 1) % TraceLimit
+	m.dropped++
 }
 
 // Last returns the most recent step of the trace (ok=false when none).
@@ -144,7 +173,7 @@ func (m *Machine[E]) Last() (s Step, ok bool) {
 	if len(m.trace) == 0 {
 		return Step{}, false
 	}
-	return m.trace[len(m.trace)-1], true
+	return m.trace[(m.head+len(m.trace)-1)%len(m.trace)], true
 }
 
 // Current is the machine's state.
@@ -157,11 +186,22 @@ func (m *Machine[E]) Current() string {
 // Table returns the machine's transition table.
 func (m *Machine[E]) Table() Table { return m.table }
 
-// Trace returns a copy of every transition attempted so far.
+// Trace returns a copy of the transitions attempted so far, oldest first:
+// every one of them while there were at most TraceLimit, else the last
+// TraceLimit (Dropped counts the older ones no longer kept).
 func (m *Machine[E]) Trace() []Step {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return append([]Step(nil), m.trace...)
+	out := make([]Step, 0, len(m.trace))
+	out = append(out, m.trace[m.head:]...)
+	return append(out, m.trace[:m.head]...)
+}
+
+// Dropped is how many of the oldest steps the trace no longer holds.
+func (m *Machine[E]) Dropped() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.dropped
 }
 
 // Fire attempts event with evidence. It returns nil on a transition, a
@@ -181,17 +221,17 @@ func (m *Machine[E]) Fire(ctx context.Context, event string, evidence E) error {
 	)
 	switch {
 	case err == nil:
-		m.trace = append(m.trace, Step{Event: event, Src: src, Dst: dst})
+		m.record(Step{Event: event, Src: src, Dst: dst})
 		return nil
 	case errors.As(err, &canceled):
 		var v *VetoError
 		if errors.As(canceled.Err, &v) {
-			m.trace = append(m.trace, Step{Event: event, Src: src, Dst: dst, Vetoes: v.Vetoes})
+			m.record(Step{Event: event, Src: src, Dst: dst, Vetoes: v.Vetoes})
 			return v
 		}
 		return err
 	case errors.As(err, &noop) && noop.Err == nil:
-		m.trace = append(m.trace, Step{Event: event, Src: src, Dst: dst})
+		m.record(Step{Event: event, Src: src, Dst: dst})
 		return nil
 	case errors.As(err, &invalid), errors.As(err, &unknown):
 		return fmt.Errorf("machines: %s: event %q from state %q: %w", m.table.Name, event, src, ErrIllegal)

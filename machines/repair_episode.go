@@ -35,7 +35,8 @@ func NewRepairEpisode() *RepairEpisode {
 // State is the current state.
 func (r *RepairEpisode) State() RepairState { return RepairState(r.m.Current()) }
 
-// Trace lists every transition attempted, vetoes included.
+// Trace lists the transitions attempted, vetoes included (the last
+// TraceLimit of them).
 func (r *RepairEpisode) Trace() []Step { return r.m.Trace() }
 
 // Target is the prompt the episode repairs ("" before Begin succeeded).

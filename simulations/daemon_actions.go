@@ -240,6 +240,13 @@ func (d *Daemon) advance(t *turn) (bool, error) {
 		}
 		if err = d.appendLedger(ledger.Terminal(p.id, ledger.TerminalState(s.state), code, stop, d.clock)); err == nil {
 			p.settled = true
+			if p.ended && !p.finished && s.state == "completed" {
+				// The bridge appends the terminal after prompt() returned
+				// (acpAgent-GQCJ4KZY.js ~6339): the turn is over whether or
+				// not its queued turn_result reached the transcript, and the
+				// fsynced ledger record that shows it cannot be lost.
+				p.finished, p.truth, p.final = true, TruthCompleted, -1
+			}
 			if len(t.steps) == 1 {
 				d.observe(ownership.Foreground, ownership.Settle, p.id)
 			}

@@ -44,10 +44,18 @@ import (
 // the end: after a permission-cancelled batch the end is certain (the batch
 // itself shows it), so the turn is completed when the batch is written; a
 // blocked hook's or an empty continue's end is in the agent's memory only
-// until its turn_result, and a crash before that record is scored as a cut
-// turn — as a crash before a streamed answer's record is (ADR 0008,
-// 2026-12-01). stFinish marks the end; unrecorded says it is the second
-// kind.
+// until a record of it reaches disk, and a crash before that is scored as a
+// cut turn — as a crash before a streamed answer's record is (ADR 0008,
+// 2026-12-01). That record is its turn_result or the bridge's completed
+// terminal, whichever lands first: #settleTurnRecording only queues a
+// completed turn's turn_result (recordTurnResult → appendRecord →
+// enqueueRecordWrite, chunk-DPEB6S2R.js ~32030; it flushes only a
+// cancelled one), and the bridge appends the terminal from the result
+// prompt() returned (promptLedgerTerminalRecord, chunk-ODAWVZRE.js ~9755),
+// so either order reaches disk, and once either is there the turn is over
+// (2026-12-02; before, a completed terminal without the turn_result was
+// labelled interrupted). stFinish marks the end; unrecorded says it is the
+// second kind.
 
 // plan024 draws a 0.24.4 prompt turn other than a plain user turn; ok is
 // false for a plain one (about 11 in 16).
@@ -136,14 +144,18 @@ func (d *Daemon) usage(t *turn) bool {
 }
 
 // cancellable says the running prompt can be cancelled by the user (0.24.4:
-// the bridge's cancel aborts the running turn): its turn has not ended.
+// the bridge's cancel aborts the running turn): its turn has not ended. An
+// end the agent decided (ended: a blocking hook, nothing to continue) is
+// past cancelling: #promptWithTurnRecording returned end_turn, and prompt()
+// settles it "completed" (acpAgent-GQCJ4KZY.js ~6339) whatever the abort
+// signal says afterwards.
 func (d *Daemon) cancellable() bool {
 	t := d.running
 	if !d.ver.is024() || t == nil || len(t.steps) == 0 {
 		return false
 	}
 	p := t.p
-	return !p.finished && p.truth != TruthErrored && p.truth != TruthDeadline && p.truth != TruthCancelled
+	return !p.finished && !p.ended && p.truth != TruthErrored && p.truth != TruthDeadline && p.truth != TruthCancelled
 }
 
 // cancelRunning cancels the running prompt: a call in flight leaves its

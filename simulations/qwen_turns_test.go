@@ -34,11 +34,11 @@ type qwenTurnTally struct {
 	// LedgerOnly counts the ledger's terminal against a verdict the
 	// transcript alone cannot help: on a turn whose finishing records a
 	// power loss took (Qwen never fsyncs the transcript, so it shows a cut
-	// turn), or one whose own turn_result says otherwise (the model's
-	// cancel after a hook-blocked turn's completed terminal: the daemon's
-	// two records disagree, and the ledger-less status of ADR 0033 reads
-	// the same turn_result). Not a failure; the core's own decisions on
-	// dangling prompts must never be contradicted.
+	// turn). Not a failure. A turn_result that says otherwise than the
+	// ledger's terminal is one: Qwen Code 0.24.4 writes both from the same
+	// result of prompt() (the model once cancelled a hook-blocked turn
+	// after its completed terminal; fixed 2026-12-02). The core's own
+	// decisions on dangling prompts must never be contradicted.
 	Contradict, Agree, LedgerOnly int
 	Failures                      []string
 }
@@ -166,8 +166,7 @@ func (d *Daemon) scoreLastTurn() (t qwenTurnTally) {
 		switch {
 		case core == last.Verdict:
 			t.Agree = 1
-		case fromLedger && p.lost && last.Verdict == turnverdict.Interrupted,
-			fromLedger && last.HarnessEnd != evturn.EndNone && last.HarnessEnd != evturn.EndUnstated:
+		case fromLedger && p.lost && last.Verdict == turnverdict.Interrupted:
 			t.LedgerOnly = 1
 		default:
 			t.Contradict = 1

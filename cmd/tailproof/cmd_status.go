@@ -104,9 +104,10 @@ type statusJSON struct {
 	// TranscriptState is present, missing or empty
 	// (tailproof.RecoveryStatus.Transcript).
 	TranscriptState string `json:"transcriptState"`
-	// Turn is the session's last prompt in the shape `status --harness`
-	// prints for every harness (tailproof.StatusSummary); null when the
-	// session names no prompt.
+	// Turn is the session's last turn in the shape `status --harness`
+	// prints for every harness (tailproof.QwenStatusTurn): the ledger's
+	// last prompt, else the transcript's last turn; null when there is no
+	// turn at all.
 	Turn *tailproof.TurnSummary `json:"turn"`
 	// Input and Warnings: what the transcript and ledger held (see
 	// cli.InputReport).
@@ -235,11 +236,9 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		default:
 			input.Transcript.Checked, input.Transcript.First = true, []cli.Position{}
 		}
-		turnObj := tailproof.StatusSummary(st)
-		if ledger == nil && st.Transcript != tailproof.TranscriptMissing {
-			if turnObj, err = qwenTranscriptTurn(ctx, sess, *stopped); err != nil {
-				return cli.WithCode(cli.Code(err, cli.Input), err)
-			}
+		turnObj, err := qwenStatusTurn(ctx, sess, st, ledger != nil, *stopped)
+		if err != nil {
+			return cli.WithCode(cli.Code(err, cli.Input), err)
 		}
 		w := &cli.Printer{W: stdout}
 		if *asJSON {

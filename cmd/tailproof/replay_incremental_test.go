@@ -45,10 +45,10 @@ func TestIncrementalStepsMatchRecomputing(t *testing.T) {
 	build := func(parents []string) ([]byte, []byte) {
 		var l, tr strings.Builder
 		for i, p := range parents {
-			fmt.Fprintf(&l, `{"v":1,"promptId":"p%d","state":"in_flight","at":%d}`+"\n", i, 1_700_000_000_000+i*10)
+			fmt.Fprintf(&l, `{"v":1,"promptId":"p%d","state":"in_flight","at":%d}`+"\n", i, 1_700_000_000_000+int64(i)*10)
 			tr.WriteString(rec(fmt.Sprintf("u%d", i), p, i*10+5))
 			if i%2 == 0 {
-				fmt.Fprintf(&l, `{"v":1,"promptId":"p%d","terminal":"completed","at":%d}`+"\n", i, 1_700_000_000_000+i*10+7)
+				fmt.Fprintf(&l, `{"v":1,"promptId":"p%d","terminal":"completed","at":%d}`+"\n", i, 1_700_000_000_000+int64(i)*10+7)
 			}
 		}
 		return []byte(l.String()), []byte(tr.String())

@@ -6,21 +6,16 @@ import (
 
 	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/cmd/tailproof/internal/cli"
-	"github.com/tailproof/tailproof/events/qwen"
 )
 
-// qwenTranscriptTurn is the `turn` object of a Qwen status that read no
-// ledger (ADR 0041): machines/turnverdict's decision on the transcript's
-// last turn, through qwen.Harness — the contract every harness's
-// `status --harness … --file` prints (ADR 0028). With a ledger the
-// reconcile core knows more (admissions, terminals, markers) and its turn
-// object (ADR 0033) stands. A missing transcript has no turns: nil.
-func qwenTranscriptTurn(ctx context.Context, sess *cli.Session, writerStopped bool) (*tailproof.TurnSummary, error) {
+// qwenStatusTurn is the `turn` object of a Qwen status
+// (tailproof.QwenStatusTurn, ADR 0046): the ledger-based status's last
+// prompt when a ledger was read and it names one (ADR 0033), else
+// machines/turnverdict's decision on the transcript's last turn through
+// qwen.Harness (ADR 0041) — the contract every harness's
+// `status --harness … --file` prints (ADR 0028). Nil only when there is no
+// turn at all.
+func qwenStatusTurn(ctx context.Context, sess *cli.Session, st tailproof.RecoveryStatus, ledgerRead, writerStopped bool) (*tailproof.TurnSummary, error) {
 	open := func(ctx context.Context) (io.ReadCloser, error) { return sess.OpenTranscript(ctx)() }
-	rep, err := tailproof.TurnStatus(ctx, open, tailproof.TurnStatusOptions{Harness: qwen.Harness(), WriterStopped: writerStopped})
-	if err != nil || rep.Last == nil {
-		return nil, err
-	}
-	s := tailproof.Summary(*rep.Last, nil)
-	return &s, nil
+	return tailproof.QwenStatusTurn(ctx, st, open, ledgerRead, writerStopped)
 }

@@ -19,7 +19,7 @@ func smallTranscript(n int) []byte {
 	const sid = `"b7e2c4d1-9f3a-4c8e-a5d6-1e2f3a4b5c6d"`
 	var b []byte
 	id := func(i int) string {
-		return `"` + "9b2f6a1c-3e8d-4c7b-a1f5-" + strconv.FormatInt(int64(100000000000+i), 10) + `"`
+		return `"` + "9b2f6a1c-3e8d-4c7b-a1f5-" + strconv.FormatInt(100000000000+int64(i), 10) + `"`
 	}
 	parent := "null"
 	for i := 0; i < n; i++ {

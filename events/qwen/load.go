@@ -166,7 +166,7 @@ func (l *loader) object(pr *parsed, linePos events.Position) error {
 	if !isConversationID(pr) {
 		return nil
 	}
-	if idx >= int(^uint32(0)) {
+	if int64(idx) >= 1<<32-1 { // int64: an int is 32 bits on 386
 		return fmt.Errorf("qwen: %s: more than 2^32 records", pos)
 	}
 	k := l.ix.n

@@ -2,6 +2,7 @@ package interruption
 
 import (
 	"bytes"
+	"math"
 	"strings"
 
 	"github.com/tailproof/tailproof/events"
@@ -129,7 +130,7 @@ func completedBoundary(h []apihistory.Entry, ids []string) int {
 // nil trims by shape alone.
 func EffectiveHistoryEnd(h []apihistory.Entry, trailing *int) int {
 	end := len(h)
-	from := -1 << 62
+	from := math.MinInt / 2 // no bound: -1<<62 where an int is 64 bits
 	if trailing != nil {
 		from = len(h) - *trailing
 	}

@@ -59,7 +59,7 @@ func (t *ids) find(id string) (int, bool) {
 // add interns an id that find did not find and returns its order.
 func (t *ids) add(id string) int {
 	o := t.len()
-	if t.big != nil || uint64(len(t.arena))+uint64(len(id)) > arenaLimit || o >= math.MaxUint32-1 {
+	if t.big != nil || uint64(len(t.arena))+uint64(len(id)) > arenaLimit || int64(o) >= math.MaxUint32-1 {
 		if t.big == nil {
 			t.big = map[string]int{}
 		}

@@ -58,21 +58,21 @@ func (m Marker) Validate() error {
 		return bad("reason %q is not %q", m.Reason, ReasonReplayWindowExceeded)
 	case m.Scope != "" && m.Scope != ScopeLiveJournal:
 		return bad("unknown scope %q", m.Scope)
-	case m.TruncatedEvents < 0 || m.TruncatedEvents > MaxSafeInteger:
+	case m.TruncatedEvents < 0 || int64(m.TruncatedEvents) > MaxSafeInteger:
 		return bad("truncatedEvents %d out of range", m.TruncatedEvents)
 	case m.IsLiveJournal() && m.TruncatedEvents == 0:
 		return bad("a live_journal marker that truncated nothing")
-	case m.RetainedEvents < 0 || m.RetainedEvents > MaxSafeInteger:
+	case m.RetainedEvents < 0 || int64(m.RetainedEvents) > MaxSafeInteger:
 		return bad("retainedEvents %d out of range", m.RetainedEvents)
-	case m.MaxBytes < 1 || m.MaxBytes > MaxSafeInteger:
+	case m.MaxBytes < 1 || int64(m.MaxBytes) > MaxSafeInteger:
 		return bad("maxBytes %d must be a positive safe integer", m.MaxBytes)
-	case m.MaxEvents < 0 || m.MaxEvents > MaxSafeInteger:
+	case m.MaxEvents < 0 || int64(m.MaxEvents) > MaxSafeInteger:
 		return bad("maxEvents %d must be a positive safe integer", m.MaxEvents)
 	case m.MaxEvents > 0 && !m.IsLiveJournal():
 		return bad("maxEvents on a replay-window marker")
 	case m.MaxEvents > 0 && m.RetainedEvents > m.MaxEvents:
 		return bad("retainedEvents %d exceeds maxEvents %d", m.RetainedEvents, m.MaxEvents)
-	case m.TruncatedTurns < 0 || m.TruncatedTurns > MaxSafeInteger:
+	case m.TruncatedTurns < 0 || int64(m.TruncatedTurns) > MaxSafeInteger:
 		return bad("truncatedTurns %d must be a positive safe integer", m.TruncatedTurns)
 	case m.TruncatedTurns > 0 && m.IsLiveJournal():
 		return bad("truncatedTurns on a live_journal marker")

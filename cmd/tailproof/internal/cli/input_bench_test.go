@@ -15,8 +15,8 @@ import (
 func BenchmarkScanLedger(b *testing.B) {
 	var records bytes.Buffer
 	for i := 0; records.Len() < 1<<20; i++ {
-		fmt.Fprintf(&records, `{"v":1,"promptId":"prompt-%06d","state":"in_flight","tailUuid":"u-%06d","at":%d}`+"\n", i, i, 1767225600000+i)
-		fmt.Fprintf(&records, `{"v":1,"promptId":"prompt-%06d","terminal":"completed","stopReason":"end_turn","at":%d}`+"\n", i, 1767225600001+i)
+		fmt.Fprintf(&records, `{"v":1,"promptId":"prompt-%06d","state":"in_flight","tailUuid":"u-%06d","at":%d}`+"\n", i, i, 1767225600000+int64(i))
+		fmt.Fprintf(&records, `{"v":1,"promptId":"prompt-%06d","terminal":"completed","stopReason":"end_turn","at":%d}`+"\n", i, 1767225600001+int64(i))
 	}
 	random := make([]byte, 1<<20)
 	r := rand.New(rand.NewPCG(3, 4))

@@ -35,6 +35,10 @@ func Compress(frames [][]byte) []byte {
 	return out
 }
 
+// epochMillis is the first frame's time; typed so the sums fit a 32-bit int
+// platform's int too.
+const epochMillis int64 = 1781000000000
+
 // Frames builds the plaintext frames of a v0 log of turns in the benchmark
 // shapes, header frame first, one frame per checkpoint batch as the backend
 // writes them. shape "chunks" is an
@@ -54,9 +58,9 @@ func Frames(shape string, turns int) [][]byte {
 	}
 	var sb strings.Builder
 	for turn := 1; turn <= turns; turn++ {
-		line(&sb, `{"type":"turn/start","seq":%d,"time":%d,"data":{"turn":%d}}`, seq, 1781000000000+seq, turn)
+		line(&sb, `{"type":"turn/start","seq":%d,"time":%d,"data":{"turn":%d}}`, seq, epochMillis+int64(seq), turn)
 		seq++
-		line(&sb, `{"type":"step/start","seq":%d,"time":%d,"data":{"turn":%d,"step":1}}`, seq, 1781000000000+seq, turn)
+		line(&sb, `{"type":"step/start","seq":%d,"time":%d,"data":{"turn":%d,"step":1}}`, seq, epochMillis+int64(seq), turn)
 		seq++
 		flush(&sb)
 		deltas := 200
@@ -71,28 +75,28 @@ func Frames(shape string, turns int) [][]byte {
 					dts = append(dts, "3")
 				}
 			}
-			line(&sb, `{"type":"text-chunks","seq0":%d,"time0":%d,"data":{"turn":%d,"step":1,"index":0,"dt":[%s],"texts":[%s]}}`, seq, 1781000000000+seq, turn, strings.Join(dts, ","), strings.Join(texts, ","))
+			line(&sb, `{"type":"text-chunks","seq0":%d,"time0":%d,"data":{"turn":%d,"step":1,"index":0,"dt":[%s],"texts":[%s]}}`, seq, epochMillis+int64(seq), turn, strings.Join(dts, ","), strings.Join(texts, ","))
 			seq += deltas
 		} else {
 			for i := 0; i < deltas; i++ {
-				line(&sb, `{"type":"assistant/chunk","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"chunk":{"type":"text-delta","index":0,"text":"tok%d "}}}`, seq, 1781000000000+seq, turn, i)
+				line(&sb, `{"type":"assistant/chunk","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"chunk":{"type":"text-delta","index":0,"text":"tok%d "}}}`, seq, epochMillis+int64(seq), turn, i)
 				seq++
 			}
 		}
-		line(&sb, `{"type":"assistant/message","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"message":{"id":"a%d","role":"assistant","content":[{"type":"tool-call","id":"c%d","name":"bash","arguments":"{\"command\":\"ls\"}"}],"source":{"kind":"model","provider":"p","model":"m"}}},"surfaceOp":"append"}`, seq, 1781000000000+seq, turn, turn, turn)
+		line(&sb, `{"type":"assistant/message","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"message":{"id":"a%d","role":"assistant","content":[{"type":"tool-call","id":"c%d","name":"bash","arguments":"{\"command\":\"ls\"}"}],"source":{"kind":"model","provider":"p","model":"m"}}},"surfaceOp":"append"}`, seq, epochMillis+int64(seq), turn, turn, turn)
 		seq++
-		line(&sb, `{"type":"tool/call","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"callId":"c%d","name":"bash","arguments":"{\"command\":\"ls\"}"}}`, seq, 1781000000000+seq, turn, turn)
+		line(&sb, `{"type":"tool/call","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"callId":"c%d","name":"bash","arguments":"{\"command\":\"ls\"}"}}`, seq, epochMillis+int64(seq), turn, turn)
 		seq++
 		flush(&sb)
 		result := "README.md\\nsrc\\n"
 		if shape == "tools" {
 			result = strings.Repeat("drwxr-xr-x  2 me me 4096 Dec  1 09:00 some-directory-name\\n", 150)
 		}
-		line(&sb, `{"type":"tool/result","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"message":{"id":"r%d","role":"user","content":[{"type":"tool-result","toolCallId":"c%d","content":[{"type":"text","text":"%s"}]}],"source":{"kind":"tool","callId":"c%d"}}},"surfaceOp":"append","sourceEventSeqs":[%d]}`, seq, 1781000000000+seq, turn, turn, turn, result, turn, seq-1)
+		line(&sb, `{"type":"tool/result","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"message":{"id":"r%d","role":"user","content":[{"type":"tool-result","toolCallId":"c%d","content":[{"type":"text","text":"%s"}]}],"source":{"kind":"tool","callId":"c%d"}}},"surfaceOp":"append","sourceEventSeqs":[%d]}`, seq, epochMillis+int64(seq), turn, turn, turn, result, turn, seq-1)
 		seq++
-		line(&sb, `{"type":"step/end","seq":%d,"time":%d,"data":{"turn":%d,"step":1}}`, seq, 1781000000000+seq, turn)
+		line(&sb, `{"type":"step/end","seq":%d,"time":%d,"data":{"turn":%d,"step":1}}`, seq, epochMillis+int64(seq), turn)
 		seq++
-		line(&sb, `{"type":"turn/end","seq":%d,"time":%d,"data":{"turn":%d,"reason":{"kind":"completed"}}}`, seq, 1781000000000+seq, turn)
+		line(&sb, `{"type":"turn/end","seq":%d,"time":%d,"data":{"turn":%d,"reason":{"kind":"completed"}}}`, seq, epochMillis+int64(seq), turn)
 		seq++
 		flush(&sb)
 	}
