@@ -13,10 +13,26 @@ import (
 // back from the transcript.
 func (l *loader) build(open Opener) error {
 	c, ix := l.c, l.ix
-	chain, gapK, cycleK := l.walkBack()
-	slices.Reverse(chain)
-	c.Len = len(chain)
-	l.wantList(chain)
+	// The walk marks the chain in a bit per record instead of listing it
+	// (ADR 0039, amendment of 2026-12-02): a chain that Walk can stream —
+	// file order, no fragments — needs only those bits; any other walks
+	// back a second time to list its records.
+	n, streaming, last := 0, true, uint32(0)
+	onChain, gapK, cycleK := l.walkBack(func(k uint32) {
+		if _, frag := ix.group(k); frag || n > 0 && k >= last {
+			streaming = false
+		}
+		n, last = n+1, k
+	})
+	c.Len, c.Streaming = n, streaming
+	if streaming {
+		c.onChain = ix.objectBits(onChain, c.Objects)
+	} else {
+		chain := make([]uint32, 0, n)
+		l.walkBack(func(k uint32) { chain = append(chain, k) })
+		slices.Reverse(chain)
+		l.wantList(chain)
+	}
 
 	// Uuid strings for the rare shapes: every record sharing a hash (to
 	// tell fragments from collisions and compare their parents), the gap's
@@ -31,7 +47,7 @@ func (l *loader) build(open Opener) error {
 		need[uint32(gapK)] = nil
 	}
 	if cycleK >= 0 {
-		need[uint32(cycleK)], need[chain[0]] = nil, nil
+		need[uint32(cycleK)], need[last] = nil, nil
 	}
 	if len(need) == 0 {
 		return nil
@@ -70,9 +86,9 @@ func (l *loader) build(open Opener) error {
 			RecordIndex: -1, RecordID: r.UUID})
 	}
 	if cycleK >= 0 {
-		r, last := need[uint32(cycleK)], need[chain[0]]
-		if last.ParentUUID != r.UUID {
-			c.collision(-1, last.ParentUUID, r.UUID)
+		r, closer := need[uint32(cycleK)], need[last]
+		if closer.ParentUUID != r.UUID {
+			c.collision(-1, closer.ParentUUID, r.UUID)
 		}
 		c.Cycle = r.UUID
 		c.Diagnostics = append(c.Diagnostics, Diagnostic{Code: DiagParentCycle,
@@ -82,12 +98,12 @@ func (l *loader) build(open Opener) error {
 	return nil
 }
 
-// walkBack returns the chain's records (first fragments, leaf first), and
-// the record whose parent is missing and the record met twice (-1 when
-// none).
-func (l *loader) walkBack() (chain []uint32, gapK, cycleK int) {
+// walkBack calls at with the chain's records (first fragments, leaf first)
+// and returns them as a bit per conversation record, with the record whose
+// parent is missing and the record met twice (-1 when none).
+func (l *loader) walkBack(at func(k uint32)) (visited []uint64, gapK, cycleK int) {
 	ix := l.ix
-	visited := make([]uint64, (ix.n+63)/64)
+	visited = make([]uint64, (ix.n+63)/64)
 	gapK, cycleK = -1, -1
 	for k := ix.first(ix.n - 1); ; {
 		if visited[k>>6]&(1<<(k&63)) != 0 {
@@ -95,7 +111,7 @@ func (l *loader) walkBack() (chain []uint32, gapK, cycleK int) {
 			break
 		}
 		visited[k>>6] |= 1 << (k & 63)
-		chain = append(chain, k)
+		at(k)
 		parent, isLink := ix.parentOf(k)
 		if !isLink { // the parent is record k-1's uuid
 			k = ix.first(k - 1)
@@ -111,29 +127,13 @@ func (l *loader) walkBack() (chain []uint32, gapK, cycleK int) {
 		}
 		k = next
 	}
-	return chain, gapK, cycleK
+	return visited, gapK, cycleK
 }
 
-// wantList records what Walk emits for chain (root first): a bit per
-// object when chain order is file order and no chain record has
-// fragments, else every fragment's object index with its chain position.
+// wantList records what Walk emits for a chain (root first) it cannot
+// stream: every fragment's object index with its chain position.
 func (l *loader) wantList(chain []uint32) {
 	c, ix := l.c, l.ix
-	c.Streaming = true
-	for i, k := range chain {
-		if _, frag := ix.group(k); frag || i > 0 && k <= chain[i-1] {
-			c.Streaming = false
-			break
-		}
-	}
-	if c.Streaming {
-		c.onChain = make([]uint64, (c.Objects+63)/64)
-		for _, k := range chain {
-			o := ix.ord(k)
-			c.onChain[o>>6] |= 1 << (o & 63)
-		}
-		return
-	}
 	c.want = make([]want, 0, len(chain))
 	for pos, k := range chain {
 		g, ok := ix.group(k)

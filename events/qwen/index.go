@@ -2,6 +2,7 @@ package qwen
 
 import (
 	"bytes"
+	"math/bits"
 	"slices"
 	"sync"
 )
@@ -184,6 +185,26 @@ func (ix *index) ord(k uint32) uint32 {
 		return k
 	}
 	return k + ix.skews[i].skew
+}
+
+// objectBits maps a bit per conversation record (kbits) to a bit per object
+// index, for objects objects: set bits in k order, the skews in step.
+func (ix *index) objectBits(kbits []uint64, objects int) []uint64 {
+	out := make([]uint64, (objects+63)/64)
+	si, s := -1, uint32(0)
+	for w, word := range kbits {
+		for word != 0 {
+			k := uint32(w<<6 + bits.TrailingZeros64(word))
+			word &= word - 1
+			for si+1 < len(ix.skews) && ix.skews[si+1].k <= k {
+				si++
+				s = ix.skews[si].skew
+			}
+			o := k + s
+			out[o>>6] |= 1 << (o & 63)
+		}
+	}
+	return out
 }
 
 // parentOf returns record k's link, or ok false when its parent is record
