@@ -23,11 +23,12 @@ import (
 //
 // While Scan still sees one linear chain the index keeps less (ADR 0039): the
 // uuid hashes alone, 8 bytes a record, in record order in chunks — a record's
-// rank is its place — because the only question left at the end is whether
-// two records share a hash. The first branch or gap converts them to the
-// bucketed form (toBuckets); a shared hash at the end of a linear pass makes
-// Scan index the transcript again by a second pass (LoadChain), which keeps
-// ranks.
+// rank is its place — because the only questions left at the end are
+// whether two records share a hash and, after a branch or a gap, which
+// record each link's parent is (resolveLinks, one pass over the hashes in
+// record order; amendment of 2026-12-02). A shared hash at the end of such a
+// pass makes Scan index the transcript again by a second pass (LoadChain),
+// which keeps the bucketed ranks.
 
 // emptyParent stands for parentUuid "": a root like null, but a different
 // value when fragments' parents are compared.
@@ -92,6 +93,9 @@ type index struct {
 	skews    []skew
 	prev     []byte // uuid of record n-1
 	lastSkew uint32
+	// parents: a linear index's resolved links, parent hash → first
+	// record with that hash or noRecord (resolveLinks).
+	parents map[uint64]uint32
 
 	// After finish: the records that share a uuid hash with another, as
 	// groups (k ascending), and each member's group, sorted by k.
@@ -121,7 +125,7 @@ func putIndex(ix *index) {
 			ix.lin[0] = ix.lin[0][:0]
 		}
 		ix.links, ix.skews, ix.prev = ix.links[:0], ix.skews[:0], ix.prev[:0]
-		ix.groups, ix.members = nil, nil
+		ix.groups, ix.members, ix.parents = nil, nil, nil
 	}
 	indexPool.Put(ix)
 }
@@ -251,6 +255,10 @@ func (ix *index) group(k uint32) ([]uint32, bool) {
 
 // lookup returns the first record (lowest k) whose uuid hash is h.
 func (ix *index) lookup(h uint64) (uint32, bool) {
+	if ix.parents != nil {
+		k, ok := ix.parents[h]
+		return k, ok && k != noRecord
+	}
 	b := ix.buckets[h>>ix.shift&uint64(len(ix.buckets)-1)]
 	i, _ := slices.BinarySearchFunc(b, h, func(e ixEntry, h uint64) int {
 		switch eh := e.hash(); {

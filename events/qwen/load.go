@@ -184,9 +184,9 @@ func (l *loader) object(pr *parsed, linePos events.Position) error {
 	default:
 		// A branch or a gap: which records the chain holds is known only
 		// at the end. Stop decoding; Scan walks the chain afterwards.
+		// The index stays linear (ADR 0039, amendment of 2026-12-02).
 		l.linear = false
 		p.light = true
-		l.ix.toBuckets()
 		return nil
 	}
 	if err := l.visit(l.emitted, Envelope(pr.rec, pos)); err != nil {
@@ -217,13 +217,18 @@ func (l *loader) finish(open Opener) (*Chain, error) {
 		return c, nil
 	}
 	c.LeafUUID = string(ix.prev)
-	if l.linear && !ix.linearUnique() {
-		// Records share a uuid hash (fragments, a cycle, a collision)
-		// although each follows the one before: the chain is not the
-		// file, and the linear index has no ranks to build it from, so
-		// pass 1 is done again with them. Rare: a fragment or a loop
-		// that does not name the record before it is a branch, found
-		// while reading.
+	if ix.linear && !l.linear {
+		// Scan's index after a branch or a gap: the walk-back needs the
+		// record each link names, found while the hashes are in record
+		// order.
+		ix.resolveLinks()
+	}
+	if ix.linear && !ix.linearUnique() {
+		// Records share a uuid hash (fragments, a cycle, a collision):
+		// the linear index has no ranks to group them by, so pass 1 is
+		// done again with them. Rare: Qwen writes a record once, and
+		// a uuid written twice while the chain is linear is a fragment or
+		// a loop that names the record before it.
 		l.linear = false
 		ix.lin = nil
 		return LoadChain(open, c.opts)
@@ -239,6 +244,8 @@ func (l *loader) finish(open Opener) (*Chain, error) {
 		}
 		return c, nil
 	}
-	ix.finish()
+	if !ix.linear {
+		ix.finish()
+	}
 	return c, l.build(open)
 }
