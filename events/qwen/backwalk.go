@@ -139,6 +139,11 @@ func (l *loader) wantList(chain []uint32) {
 		g, ok := ix.group(k)
 		if !ok {
 			g = []uint32{k}
+		} else {
+			if c.multi == nil {
+				c.multi = map[uint32]uint32{}
+			}
+			c.multi[uint32(pos)] = uint32(len(g))
 		}
 		for _, f := range g {
 			c.want = append(c.want, want{ord: ix.ord(f), pos: uint32(pos)})
