@@ -10,8 +10,9 @@ import (
 // build is walkTranscriptUuidChain over the index: from the leaf's first
 // fragment back through parents, then what Walk must emit. Shapes that
 // need uuid strings (records sharing a hash, a gap, a cycle) read them
-// back from the transcript.
-func (l *loader) build(open Opener) error {
+// back from the transcript, but for those already in need (read by
+// groupsByReadBack).
+func (l *loader) build(open Opener, need map[uint32]*Record) error {
 	c, ix := l.c, l.ix
 	// The walk marks the chain in a bit per record instead of listing it
 	// (ADR 0039, amendment of 2026-12-02): a chain that Walk can stream —
@@ -37,17 +38,25 @@ func (l *loader) build(open Opener) error {
 	// Uuid strings for the rare shapes: every record sharing a hash (to
 	// tell fragments from collisions and compare their parents), the gap's
 	// child, the cycle's record and the record whose parent closed it.
-	need := map[uint32]*Record{}
-	for _, g := range ix.groups {
-		for _, k := range g {
+	if need == nil {
+		need = map[uint32]*Record{}
+	}
+	ask := func(k uint32) {
+		if _, ok := need[k]; !ok {
 			need[k] = nil
 		}
 	}
+	for _, g := range ix.groups {
+		for _, k := range g {
+			ask(k)
+		}
+	}
 	if gapK >= 0 {
-		need[uint32(gapK)] = nil
+		ask(uint32(gapK))
 	}
 	if cycleK >= 0 {
-		need[uint32(cycleK)], need[last] = nil, nil
+		ask(uint32(cycleK))
+		ask(last)
 	}
 	if len(need) == 0 {
 		return nil
@@ -134,16 +143,22 @@ func (l *loader) walkBack(at func(k uint32)) (visited []uint64, gapK, cycleK int
 // stream: every fragment's object index with its chain position.
 func (l *loader) wantList(chain []uint32) {
 	c, ix := l.c, l.ix
-	c.want = make([]want, 0, len(chain))
+	// Sized exactly: on a long chain a grown list would be copied whole.
+	extra := 0
 	for pos, k := range chain {
-		g, ok := ix.group(k)
-		if !ok {
-			g = []uint32{k}
-		} else {
+		if g, ok := ix.group(k); ok {
 			if c.multi == nil {
 				c.multi = map[uint32]uint32{}
 			}
 			c.multi[uint32(pos)] = uint32(len(g))
+			extra += len(g) - 1
+		}
+	}
+	c.want = make([]want, 0, len(chain)+extra)
+	for pos, k := range chain {
+		g, ok := ix.group(k)
+		if !ok {
+			g = []uint32{k}
 		}
 		for _, f := range g {
 			c.want = append(c.want, want{ord: ix.ord(f), pos: uint32(pos)})
@@ -159,37 +174,84 @@ func (c *Chain) collision(idx int, a, b string) {
 }
 
 // readBack reads the identity (uuid, parent) of the conversation records
-// whose indexes are in need.
+// whose indexes are in need without a record yet.
 func (l *loader) readBack(open Opener, need map[uint32]*Record) error {
+	missing := 0
+	for _, r := range need {
+		if r == nil {
+			missing++
+		}
+	}
+	if missing == 0 {
+		return nil
+	}
+	found := 0
+	err := l.eachConversation(open, func(k uint32, pr *parsed) bool {
+		if r, ok := need[k]; ok && r == nil {
+			need[k] = identityOf(pr)
+			found++
+		}
+		return found == missing
+	})
+	if err != nil {
+		return err
+	}
+	if found < missing {
+		return fmt.Errorf("qwen: %d indexed records not found: %w", missing-found, ErrChanged)
+	}
+	return nil
+}
+
+// groupsByReadBack gives a linear index the groups of records sharing a
+// hash (dups, ascending; members records in all), read back from the
+// transcript — the ranks that the linear index does not keep — and returns
+// those records' identities for build (ADR 0039, amendment of 2026-12-02).
+func (l *loader) groupsByReadBack(open Opener, dups []uint64, members int) (map[uint32]*Record, error) {
+	ix := l.ix
+	ix.groups = make([][]uint32, len(dups))
+	need := make(map[uint32]*Record, members)
+	err := l.eachConversation(open, func(k uint32, pr *parsed) bool {
+		if g, ok := slices.BinarySearch(dups, uuidHash(pr.id.uuid)); ok {
+			ix.groups[g] = append(ix.groups[g], k)
+			ix.members = append(ix.members, member{k, uint32(g)})
+			need[k] = identityOf(pr)
+		}
+		return len(need) == members
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(need) < members {
+		return nil, fmt.Errorf("qwen: %d indexed records not found: %w", members-len(need), ErrChanged)
+	}
+	return need, nil
+}
+
+func identityOf(pr *parsed) *Record {
+	id := &pr.id
+	return &Record{UUID: string(id.uuid), ParentUUID: string(id.parent), ParentNull: pr.parent == jNull}
+}
+
+// eachConversation reads the transcript's identities and calls f with each
+// conversation record (k counting them as pass 1 did) until f says done.
+func (l *loader) eachConversation(open Opener, f func(k uint32, pr *parsed) (done bool)) error {
 	p := getParser(DecodeOptions{}, true)
 	defer putParser(p)
 	res := &p.res
 	k := uint32(0)
-	found := 0
-	err := readLines(open, l.c.opts.MaxLineBytes, nil, func(line events.Line) error {
+	return readLines(open, l.c.opts.MaxLineBytes, nil, func(line events.Line) error {
 		p.decodeLine(line.Bytes, res)
 		for i := range res.recs {
 			pr := &res.recs[i]
 			if code, _ := identityProblem(pr); code != "" || !isConversationID(pr) {
 				continue
 			}
-			if _, ok := need[k]; ok {
-				id := &pr.id
-				need[k] = &Record{UUID: string(id.uuid), ParentUUID: string(id.parent), ParentNull: pr.parent == jNull}
-				found++
-			}
+			done := f(k, pr)
 			k++
-		}
-		if found == len(need) {
-			return errStop
+			if done {
+				return errStop
+			}
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if found < len(need) {
-		return fmt.Errorf("qwen: %d indexed records not found: %w", len(need)-found, ErrChanged)
-	}
-	return nil
 }

@@ -65,24 +65,16 @@ func (ix *index) resolveLinks() {
 	}
 }
 
-// linearUnique reports whether no two records of a linear index share a
-// uuid hash. It sorts the chunks in place and merges them, so the ranks are
-// lost: afterwards only n, prev, the links, the skews and what resolveLinks
-// found may be read.
-func (ix *index) linearUnique() bool {
+// linearDups returns the uuid hashes that several records of a linear index
+// share, ascending, and how many records have them. It sorts the chunks in
+// place and merges them, so the ranks are lost: afterwards only n, prev, the
+// links, the skews and what resolveLinks found may be read.
+func (ix *index) linearDups() (dups []uint64, members int) {
 	for _, c := range ix.lin {
 		slices.Sort(c)
-		for i := 1; i < len(c); i++ {
-			if c[i] == c[i-1] {
-				return false
-			}
-		}
-	}
-	if len(ix.lin) < 2 {
-		return true
 	}
 	// A k-way merge of the sorted chunks through a binary min-heap of
-	// cursors: an equal pair meets at the heap's top one after the other.
+	// cursors: equal hashes meet at the heap's top one after the other.
 	type cursor struct{ c []uint64 }
 	h := make([]cursor, 0, len(ix.lin))
 	for _, c := range ix.lin {
@@ -114,7 +106,11 @@ func (ix *index) linearUnique() bool {
 	for first := true; len(h) > 0; first = false {
 		v := h[0].c[0]
 		if !first && v == prev {
-			return false
+			if len(dups) == 0 || dups[len(dups)-1] != v {
+				dups = append(dups, v)
+				members++ // the first of them
+			}
+			members++
 		}
 		prev = v
 		if h[0].c = h[0].c[1:]; len(h[0].c) == 0 {
@@ -123,5 +119,5 @@ func (ix *index) linearUnique() bool {
 		}
 		down(0)
 	}
-	return true
+	return dups, members
 }

@@ -2,6 +2,7 @@ package qwen
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -15,8 +16,8 @@ func smallChunks(t interface{ Cleanup(func()) }, n int) {
 	t.Cleanup(func() { linChunk = old })
 }
 
-// The linear index finds a shared hash wherever the two records are (one
-// chunk or two), and nothing when every uuid differs; the record each link's
+// The linear index finds every shared hash wherever its records are (one
+// chunk or several), with their count, and nothing when every uuid differs; the record each link's
 // parent names is the one a bucketed index looks up (the first with its
 // hash, or none).
 func TestLinearIndex(t *testing.T) {
@@ -25,11 +26,10 @@ func TestLinearIndex(t *testing.T) {
 		n := rapid.IntRange(1, 40).Draw(t, "n")
 		lin, ref := &index{buckets: make([][]ixEntry, 1), shift: 64}, &index{buckets: make([][]ixEntry, 1), shift: 64}
 		lin.keepLinear()
-		seen, dup := map[string]bool{}, false
+		seen := map[string]int{}
 		for i := range n {
 			u := fmt.Sprint("u", rapid.IntRange(0, 3*n).Draw(t, fmt.Sprint("u", i)))
-			dup = dup || seen[u]
-			seen[u] = true
+			seen[u]++
 			// A parent among the uuids (written before or after), one
 			// never written, or none.
 			var parent []byte
@@ -40,8 +40,17 @@ func TestLinearIndex(t *testing.T) {
 			ref.add([]byte(u), parent, parent == nil, uint32(i))
 		}
 		lin.resolveLinks()
-		if got := lin.linearUnique(); got == dup {
-			t.Fatalf("linearUnique %v with a repeated uuid %v", got, dup)
+		var want []uint64
+		wantMembers := 0
+		for u, c := range seen {
+			if c > 1 {
+				want = append(want, uuidHash(u))
+				wantMembers += c
+			}
+		}
+		slices.Sort(want)
+		if dups, members := lin.linearDups(); fmt.Sprint(dups) != fmt.Sprint(want) || members != wantMembers {
+			t.Fatalf("linearDups %v (%d records), want %v (%d)", dups, members, want, wantMembers)
 		}
 		ref.finish()
 		if len(lin.links) != len(ref.links) {
@@ -61,7 +70,7 @@ func TestLinearIndex(t *testing.T) {
 }
 
 // Scan equals LoadChain then Walk with chunks of two records: a transcript's
-// fragments are found across chunks and make pass 1 run again.
+// fragments are found across chunks and read back as groups.
 func TestScanEqualsTwoPassSmallChunks(t *testing.T) {
 	smallChunks(t, 2)
 	rapid.Check(t, func(t *rapid.T) {

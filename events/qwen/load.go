@@ -217,21 +217,22 @@ func (l *loader) finish(open Opener) (*Chain, error) {
 		return c, nil
 	}
 	c.LeafUUID = string(ix.prev)
-	if ix.linear && !l.linear {
-		// Scan's index after a branch or a gap: the walk-back needs the
+	var need map[uint32]*Record
+	if ix.linear {
+		// Scan's index. After a branch or a gap the walk-back needs the
 		// record each link names, found while the hashes are in record
 		// order.
 		ix.resolveLinks()
-	}
-	if ix.linear && !ix.linearUnique() {
-		// Records share a uuid hash (fragments, a cycle, a collision):
-		// the linear index has no ranks to group them by, so pass 1 is
-		// done again with them. Rare: Qwen writes a record once, and
-		// a uuid written twice while the chain is linear is a fragment or
-		// a loop that names the record before it.
-		l.linear = false
-		ix.lin = nil
-		return LoadChain(open, c.opts)
+		if dups, members := ix.linearDups(); len(dups) > 0 {
+			// Records share a uuid hash (fragments, a cycle, a
+			// collision): the chain is walked back, with the groups
+			// that the linear index has no ranks for read back.
+			l.linear = false
+			var err error
+			if need, err = l.groupsByReadBack(open, dups, members); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if l.linear {
 		// Every record from kStart on follows the one before it, no uuid
@@ -247,5 +248,5 @@ func (l *loader) finish(open Opener) (*Chain, error) {
 	if !ix.linear {
 		ix.finish()
 	}
-	return c, l.build(open)
+	return c, l.build(open, need)
 }
