@@ -21,14 +21,15 @@ import (
 // is not a conversation record shifts the mapping from k to the object
 // index). ADR 0020 has the sizes.
 //
-// While Scan still sees one linear chain the index keeps less (ADR 0039): the
+// Scan's index keeps less (ADR 0039 and its amendment of 2026-12-02): the
 // uuid hashes alone, 8 bytes a record, in record order in chunks — a record's
-// rank is its place — because the only questions left at the end are
-// whether two records share a hash and, after a branch or a gap, which
+// rank is its place — because the only questions left at the end are which
 // record each link's parent is (resolveLinks, one pass over the hashes in
-// record order; amendment of 2026-12-02). A shared hash at the end of such a
-// pass makes Scan index the transcript again by a second pass (LoadChain),
-// which keeps the bucketed ranks.
+// record order, before they are sorted) and which hashes several records
+// share (linearDups, a merge of the sorted chunks). The records of a shared
+// hash are found by reading their identities back (groupsByReadBack), which
+// the uuid strings of such a group need anyway. LoadChain keeps the bucketed
+// form: the oracle Scan is tested against.
 
 // emptyParent stands for parentUuid "": a root like null, but a different
 // value when fragments' parents are compared.
@@ -85,7 +86,7 @@ const (
 
 type index struct {
 	n        uint32 // conversation records indexed
-	linear   bool   // hashes are in lin (k order), not in buckets
+	linear   bool   // hashes are in lin (k order until linearDups sorts them), not in buckets
 	lin      [][]uint64
 	buckets  [][]ixEntry
 	shift    uint // bucket of h: h >> shift (64 with one bucket)
