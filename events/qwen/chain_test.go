@@ -177,13 +177,7 @@ func checkChainOf(t interface {
 }, file []byte) {
 	t.Helper()
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file)), nil }
-	var evs []events.Event
-	for ev, err := range events.Decode(bytes.NewReader(file), Codec{}, events.Options{}) {
-		if err == nil {
-			evs = append(evs, ev)
-		}
-	}
-	mem, mc, memErr := ChainOf(evs)
+	memd, mc, memErr := memChain(file)
 	c, err := LoadChain(open, LoadOptions{})
 	if (err != nil) != (memErr != nil) {
 		t.Fatalf("LoadChain err %v, ChainOf err %v", err, memErr)
@@ -198,14 +192,27 @@ func checkChainOf(t interface {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var memd []string
-	for _, ev := range mem {
-		memd = append(memd, ev.Describe())
-	}
 	if d := cmp.Diff(memd, walked); d != "" {
 		t.Fatalf("walk differs from ChainOf (-mem +walk):\n%s", d)
 	}
 	if d := cmp.Diff(mc.Gaps, c.Gaps); d != "" || mc.Cycle != c.Cycle {
 		t.Fatalf("gaps/cycle differ: %s %q %q", d, mc.Cycle, c.Cycle)
 	}
+}
+
+// memChain is ChainOf over the codec's events of file: the chain's events
+// described, and its summary.
+func memChain(file []byte) ([]string, *Chain, error) {
+	var evs []events.Event
+	for ev, err := range events.Decode(bytes.NewReader(file), Codec{}, events.Options{}) {
+		if err == nil {
+			evs = append(evs, ev)
+		}
+	}
+	mem, mc, err := ChainOf(evs)
+	var memd []string
+	for _, ev := range mem {
+		memd = append(memd, ev.Describe())
+	}
+	return memd, mc, err
 }
