@@ -129,18 +129,21 @@ type Chain struct {
 	BadLines []*events.Error
 	// Streaming is true when Walk can emit records as it reads them (chain
 	// order is file order and no uuid has fragments), with memory independent
-	// of the transcript's size. Otherwise Walk holds the chain's records
-	// (decoded, without payloads unless KeepPayloads) until the end of the
-	// file, then aggregates and emits them.
+	// of the transcript's size. Otherwise Walk emits a record once it and
+	// every record before it on the chain have all their fragments, holding
+	// (decoded, without payloads unless KeepPayloads) only the records read
+	// ahead of their turn.
 	Streaming bool
 
 	opts LoadOptions
 	// What Walk emits. When Streaming, onChain has a bit per object index,
 	// set for the chain's records (their chain positions are their order).
 	// Otherwise want lists the objects, sorted by object index, with the
-	// chain position each belongs to.
+	// chain position each belongs to, and multi the number of objects of
+	// each position that has more than one (fragments).
 	onChain []uint64
 	want    []want
+	multi   map[uint32]uint32
 }
 
 type want struct{ ord, pos uint32 }

@@ -159,38 +159,60 @@ func FuzzLoadChain(f *testing.F) {
 {"uuid":"x","parentUuid":"a","sessionId":"S","type":"assistant","message":{"role":"model","parts":[{"text":"rewound"}]}}{"uuid":"b","parentUuid":"a","sessionId":"S","type":"assistant","message":{"role":"model","parts":[{"text":"kept"}]}}
 {"uuid":"y","parentUuid":"x","sessionId":"S","type":"user"}
 {"uuid":"c","parentUuid":"b","sessionId":"S","type":"system","subtype":"turn_result","systemPayload":{"promptId":"p","state":"completed"}}`))
-	f.Fuzz(func(t *testing.T, file []byte) {
-		open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file)), nil }
-		var evs []events.Event
-		for ev, err := range events.Decode(bytes.NewReader(file), Codec{}, events.Options{}) {
-			if err == nil {
-				evs = append(evs, ev)
-			}
+	f.Fuzz(func(t *testing.T, file []byte) { checkChainOf(t, file) })
+}
+
+// Property: LoadChain then Walk is ChainOf, on every transcript shape
+// (branches, gaps, cycles, fragments, artifact and invalid records).
+func TestLoadChainEqualsChainOf(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) { checkChainOf(t, transcriptGen().Draw(t, "file")) })
+}
+
+// checkChainOf fails unless the streaming chain of file equals the
+// in-memory one built from the codec's events.
+func checkChainOf(t interface {
+	Helper()
+	Fatal(...any)
+	Fatalf(string, ...any)
+}, file []byte) {
+	t.Helper()
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file)), nil }
+	memd, mc, memErr := memChain(file)
+	c, err := LoadChain(open, LoadOptions{})
+	if (err != nil) != (memErr != nil) {
+		t.Fatalf("LoadChain err %v, ChainOf err %v", err, memErr)
+	}
+	if err != nil {
+		return
+	}
+	var walked []string
+	if err := c.Walk(open, func(i int, ev events.Event) error {
+		walked = append(walked, ev.Describe())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(memd, walked); d != "" {
+		t.Fatalf("walk differs from ChainOf (-mem +walk):\n%s", d)
+	}
+	if d := cmp.Diff(mc.Gaps, c.Gaps); d != "" || mc.Cycle != c.Cycle {
+		t.Fatalf("gaps/cycle differ: %s %q %q", d, mc.Cycle, c.Cycle)
+	}
+}
+
+// memChain is ChainOf over the codec's events of file: the chain's events
+// described, and its summary.
+func memChain(file []byte) ([]string, *Chain, error) {
+	var evs []events.Event
+	for ev, err := range events.Decode(bytes.NewReader(file), Codec{}, events.Options{}) {
+		if err == nil {
+			evs = append(evs, ev)
 		}
-		mem, mc, memErr := ChainOf(evs)
-		c, err := LoadChain(open, LoadOptions{})
-		if (err != nil) != (memErr != nil) {
-			t.Fatalf("LoadChain err %v, ChainOf err %v", err, memErr)
-		}
-		if err != nil {
-			return
-		}
-		var walked []string
-		if err := c.Walk(open, func(i int, ev events.Event) error {
-			walked = append(walked, ev.Describe())
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		var memd []string
-		for _, ev := range mem {
-			memd = append(memd, ev.Describe())
-		}
-		if d := cmp.Diff(memd, walked); d != "" {
-			t.Fatalf("walk differs from ChainOf (-mem +walk):\n%s", d)
-		}
-		if d := cmp.Diff(mc.Gaps, c.Gaps); d != "" || mc.Cycle != c.Cycle {
-			t.Fatalf("gaps/cycle differ: %s %q %q", d, mc.Cycle, c.Cycle)
-		}
-	})
+	}
+	mem, mc, err := ChainOf(evs)
+	var memd []string
+	for _, ev := range mem {
+		memd = append(memd, ev.Describe())
+	}
+	return memd, mc, err
 }

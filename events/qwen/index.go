@@ -2,6 +2,7 @@ package qwen
 
 import (
 	"bytes"
+	"math/bits"
 	"slices"
 	"sync"
 )
@@ -20,13 +21,15 @@ import (
 // is not a conversation record shifts the mapping from k to the object
 // index). ADR 0020 has the sizes.
 //
-// While Scan still sees one linear chain the index keeps less (ADR 0039): the
+// Scan's index keeps less (ADR 0039 and its amendment of 2026-12-02): the
 // uuid hashes alone, 8 bytes a record, in record order in chunks — a record's
-// rank is its place — because the only question left at the end is whether
-// two records share a hash. The first branch or gap converts them to the
-// bucketed form (toBuckets); a shared hash at the end of a linear pass makes
-// Scan index the transcript again by a second pass (LoadChain), which keeps
-// ranks.
+// rank is its place — because the only questions left at the end are which
+// record each link's parent is (resolveLinks, one pass over the hashes in
+// record order, before they are sorted) and which hashes several records
+// share (linearDups, a merge of the sorted chunks). The records of a shared
+// hash are found by reading their identities back (groupsByReadBack), which
+// the uuid strings of such a group need anyway. LoadChain keeps the bucketed
+// form: the oracle Scan is tested against.
 
 // emptyParent stands for parentUuid "": a root like null, but a different
 // value when fragments' parents are compared.
@@ -83,7 +86,7 @@ const (
 
 type index struct {
 	n        uint32 // conversation records indexed
-	linear   bool   // hashes are in lin (k order), not in buckets
+	linear   bool   // hashes are in lin (k order until linearDups sorts them), not in buckets
 	lin      [][]uint64
 	buckets  [][]ixEntry
 	shift    uint // bucket of h: h >> shift (64 with one bucket)
@@ -91,6 +94,9 @@ type index struct {
 	skews    []skew
 	prev     []byte // uuid of record n-1
 	lastSkew uint32
+	// parents: a linear index's resolved links, parent hash → first
+	// record with that hash or noRecord (resolveLinks).
+	parents map[uint64]uint32
 
 	// After finish: the records that share a uuid hash with another, as
 	// groups (k ascending), and each member's group, sorted by k.
@@ -120,7 +126,7 @@ func putIndex(ix *index) {
 			ix.lin[0] = ix.lin[0][:0]
 		}
 		ix.links, ix.skews, ix.prev = ix.links[:0], ix.skews[:0], ix.prev[:0]
-		ix.groups, ix.members = nil, nil
+		ix.groups, ix.members, ix.parents = nil, nil, nil
 	}
 	indexPool.Put(ix)
 }
@@ -186,6 +192,26 @@ func (ix *index) ord(k uint32) uint32 {
 	return k + ix.skews[i].skew
 }
 
+// objectBits maps a bit per conversation record (kbits) to a bit per object
+// index, for objects objects: set bits in k order, the skews in step.
+func (ix *index) objectBits(kbits []uint64, objects int) []uint64 {
+	out := make([]uint64, (objects+63)/64)
+	si, s := -1, uint32(0)
+	for w, word := range kbits {
+		for word != 0 {
+			k := uint32(w<<6 + bits.TrailingZeros64(word))
+			word &= word - 1
+			for si+1 < len(ix.skews) && ix.skews[si+1].k <= k {
+				si++
+				s = ix.skews[si].skew
+			}
+			o := k + s
+			out[o>>6] |= 1 << (o & 63)
+		}
+	}
+	return out
+}
+
 // parentOf returns record k's link, or ok false when its parent is record
 // k-1's uuid.
 func (ix *index) parentOf(k uint32) (parent uint64, ok bool) {
@@ -230,6 +256,10 @@ func (ix *index) group(k uint32) ([]uint32, bool) {
 
 // lookup returns the first record (lowest k) whose uuid hash is h.
 func (ix *index) lookup(h uint64) (uint32, bool) {
+	if ix.parents != nil {
+		k, ok := ix.parents[h]
+		return k, ok && k != noRecord
+	}
 	b := ix.buckets[h>>ix.shift&uint64(len(ix.buckets)-1)]
 	i, _ := slices.BinarySearchFunc(b, h, func(e ixEntry, h uint64) int {
 		switch eh := e.hash(); {

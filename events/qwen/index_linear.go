@@ -24,46 +24,57 @@ func (ix *index) addLinear(h uint64) {
 	ix.lin[last] = append(ix.lin[last], h)
 }
 
-// toBuckets converts a linear index to the bucketed (hash, rank) form, the
-// rank being the hash's place, releasing each chunk once it is moved.
-func (ix *index) toBuckets() {
-	if !ix.linear {
+// noRecord is resolveLinks' mark for a parent no record has (a gap).
+const noRecord = ^uint32(0)
+
+// resolveLinks finds, for every link naming a parent record, the first
+// record whose uuid hash is the parent's — what lookup answers — by one pass
+// over the hashes in record order, so that a branched transcript keeps the
+// linear index (ADR 0039, amendment of 2026-12-02). It runs before
+// linearUnique, which sorts the hashes. A bit filter on the hash's low bits
+// spares most records the map lookup.
+func (ix *index) resolveLinks() {
+	ix.parents = map[uint64]uint32{}
+	for _, l := range ix.links {
+		if l.parent > emptyParent {
+			ix.parents[l.parent] = noRecord
+		}
+	}
+	if len(ix.parents) == 0 {
 		return
 	}
-	lin := ix.lin
-	ix.lin, ix.linear = nil, false
-	if ix.n >= splitAtEntries {
-		ix.buckets = make([][]ixEntry, 1<<bucketBits)
-		ix.shift = 64 - bucketBits
+	size := 64
+	for size < 16*len(ix.parents) {
+		size <<= 1
+	}
+	filter, mask := make([]uint64, size/64), uint64(size-1)
+	for h := range ix.parents {
+		b := h & mask
+		filter[b>>6] |= 1 << (b & 63)
 	}
 	k := uint32(0)
-	for i, c := range lin {
+	for _, c := range ix.lin {
 		for _, h := range c {
-			b := &ix.buckets[h>>ix.shift&uint64(len(ix.buckets)-1)]
-			*b = append(*b, ixEntry{uint32(h >> 32), uint32(h), k})
+			if b := h & mask; filter[b>>6]&(1<<(b&63)) != 0 {
+				if f, ok := ix.parents[h]; ok && f == noRecord {
+					ix.parents[h] = k
+				}
+			}
 			k++
 		}
-		lin[i] = nil
 	}
 }
 
-// linearUnique reports whether no two records of a linear index share a
-// uuid hash. It sorts the chunks in place and merges them, so the ranks are
-// lost: afterwards only n, prev, the links and the skews may be read.
-func (ix *index) linearUnique() bool {
+// linearDups returns the uuid hashes that several records of a linear index
+// share, ascending, and how many records have them. It sorts the chunks in
+// place and merges them, so the ranks are lost: afterwards only n, prev, the
+// links, the skews and what resolveLinks found may be read.
+func (ix *index) linearDups() (dups []uint64, members int) {
 	for _, c := range ix.lin {
 		slices.Sort(c)
-		for i := 1; i < len(c); i++ {
-			if c[i] == c[i-1] {
-				return false
-			}
-		}
-	}
-	if len(ix.lin) < 2 {
-		return true
 	}
 	// A k-way merge of the sorted chunks through a binary min-heap of
-	// cursors: an equal pair meets at the heap's top one after the other.
+	// cursors: equal hashes meet at the heap's top one after the other.
 	type cursor struct{ c []uint64 }
 	h := make([]cursor, 0, len(ix.lin))
 	for _, c := range ix.lin {
@@ -95,7 +106,11 @@ func (ix *index) linearUnique() bool {
 	for first := true; len(h) > 0; first = false {
 		v := h[0].c[0]
 		if !first && v == prev {
-			return false
+			if len(dups) == 0 || dups[len(dups)-1] != v {
+				dups = append(dups, v)
+				members++ // the first of them
+			}
+			members++
 		}
 		prev = v
 		if h[0].c = h[0].c[1:]; len(h[0].c) == 0 {
@@ -104,5 +119,5 @@ func (ix *index) linearUnique() bool {
 		}
 		down(0)
 	}
-	return true
+	return dups, members
 }

@@ -2,6 +2,7 @@ package qwen
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -15,50 +16,61 @@ func smallChunks(t interface{ Cleanup(func()) }, n int) {
 	t.Cleanup(func() { linChunk = old })
 }
 
-// The linear index finds a shared hash wherever the two records are (one
-// chunk or two), and nothing when every uuid differs; converted to buckets
-// mid-way it answers as an index built bucketed from the start.
+// The linear index finds every shared hash wherever its records are (one
+// chunk or several), with their count, and nothing when every uuid differs; the record each link's
+// parent names is the one a bucketed index looks up (the first with its
+// hash, or none).
 func TestLinearIndex(t *testing.T) {
 	smallChunks(t, 3)
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(1, 40).Draw(t, "n")
-		convertAt := rapid.IntRange(0, n+1).Draw(t, "convert")
 		lin, ref := &index{buckets: make([][]ixEntry, 1), shift: 64}, &index{buckets: make([][]ixEntry, 1), shift: 64}
 		lin.keepLinear()
-		seen, dup := map[string]bool{}, false
+		seen := map[string]int{}
 		for i := range n {
 			u := fmt.Sprint("u", rapid.IntRange(0, 3*n).Draw(t, fmt.Sprint("u", i)))
-			dup = dup || seen[u]
-			seen[u] = true
-			if i == convertAt {
-				lin.toBuckets()
+			seen[u]++
+			// A parent among the uuids (written before or after), one
+			// never written, or none.
+			var parent []byte
+			if p := rapid.IntRange(-1, 3*n).Draw(t, fmt.Sprint("p", i)); p >= 0 {
+				parent = []byte(fmt.Sprint("u", p))
 			}
-			lin.add([]byte(u), nil, true, uint32(i))
-			ref.add([]byte(u), nil, true, uint32(i))
+			lin.add([]byte(u), parent, parent == nil, uint32(i))
+			ref.add([]byte(u), parent, parent == nil, uint32(i))
 		}
-		if lin.linear {
-			if got := lin.linearUnique(); got == dup {
-				t.Fatalf("linearUnique %v with a repeated uuid %v", got, dup)
+		lin.resolveLinks()
+		var want []uint64
+		wantMembers := 0
+		for u, c := range seen {
+			if c > 1 {
+				want = append(want, uuidHash(u))
+				wantMembers += c
 			}
-			return
 		}
-		lin.finish()
+		slices.Sort(want)
+		if dups, members := lin.linearDups(); fmt.Sprint(dups) != fmt.Sprint(want) || members != wantMembers {
+			t.Fatalf("linearDups %v (%d records), want %v (%d)", dups, members, want, wantMembers)
+		}
 		ref.finish()
-		if len(lin.groups) != len(ref.groups) || (len(ref.groups) > 0) != dup {
-			t.Fatalf("groups %v, bucketed from the start %v, repeated %v", lin.groups, ref.groups, dup)
+		if len(lin.links) != len(ref.links) {
+			t.Fatalf("links %v, bucketed %v", lin.links, ref.links)
 		}
-		for k := range uint32(n) {
-			g1, ok1 := lin.group(k)
-			g2, ok2 := ref.group(k)
-			if ok1 != ok2 || fmt.Sprint(g1) != fmt.Sprint(g2) || lin.first(k) != ref.first(k) {
-				t.Fatalf("record %d: group %v %v, want %v %v", k, g1, ok1, g2, ok2)
+		for _, l := range ref.links {
+			if l.parent <= emptyParent {
+				continue
+			}
+			k1, ok1 := lin.lookup(l.parent)
+			k2, ok2 := ref.lookup(l.parent)
+			if ok1 != ok2 || ok1 && k1 != k2 {
+				t.Fatalf("record %d's parent: %d %v, bucketed %d %v", l.k, k1, ok1, k2, ok2)
 			}
 		}
 	})
 }
 
 // Scan equals LoadChain then Walk with chunks of two records: a transcript's
-// fragments are found across chunks and make pass 1 run again.
+// fragments are found across chunks and read back as groups.
 func TestScanEqualsTwoPassSmallChunks(t *testing.T) {
 	smallChunks(t, 2)
 	rapid.Check(t, func(t *rapid.T) {

@@ -184,9 +184,9 @@ func (l *loader) object(pr *parsed, linePos events.Position) error {
 	default:
 		// A branch or a gap: which records the chain holds is known only
 		// at the end. Stop decoding; Scan walks the chain afterwards.
+		// The index stays linear (ADR 0039, amendment of 2026-12-02).
 		l.linear = false
 		p.light = true
-		l.ix.toBuckets()
 		return nil
 	}
 	if err := l.visit(l.emitted, Envelope(pr.rec, pos)); err != nil {
@@ -217,16 +217,22 @@ func (l *loader) finish(open Opener) (*Chain, error) {
 		return c, nil
 	}
 	c.LeafUUID = string(ix.prev)
-	if l.linear && !ix.linearUnique() {
-		// Records share a uuid hash (fragments, a cycle, a collision)
-		// although each follows the one before: the chain is not the
-		// file, and the linear index has no ranks to build it from, so
-		// pass 1 is done again with them. Rare: a fragment or a loop
-		// that does not name the record before it is a branch, found
-		// while reading.
-		l.linear = false
-		ix.lin = nil
-		return LoadChain(open, c.opts)
+	var need map[uint32]*Record
+	if ix.linear {
+		// Scan's index. After a branch or a gap the walk-back needs the
+		// record each link names, found while the hashes are in record
+		// order.
+		ix.resolveLinks()
+		if dups, members := ix.linearDups(); len(dups) > 0 {
+			// Records share a uuid hash (fragments, a cycle, a
+			// collision): the chain is walked back, with the groups
+			// that the linear index has no ranks for read back.
+			l.linear = false
+			var err error
+			if need, err = l.groupsByReadBack(open, dups, members); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if l.linear {
 		// Every record from kStart on follows the one before it, no uuid
@@ -239,6 +245,8 @@ func (l *loader) finish(open Opener) (*Chain, error) {
 		}
 		return c, nil
 	}
-	ix.finish()
-	return c, l.build(open)
+	if !ix.linear {
+		ix.finish()
+	}
+	return c, l.build(open, need)
 }

@@ -199,19 +199,9 @@ func runChain(t *testing.T, file []byte, max int) string {
 	}
 	// The in-memory ChainOf over the codec's events must agree.
 	if werr == nil && max == 0 {
-		var evs []events.Event
-		for ev, err := range events.Decode(bytes.NewReader(file), Codec{}, events.Options{}) {
-			if err == nil {
-				evs = append(evs, ev)
-			}
-		}
-		mem, mc, err := ChainOf(evs)
+		memd, mc, err := memChain(file)
 		if err != nil {
 			t.Fatalf("ChainOf: %v", err)
-		}
-		var memd []string
-		for _, ev := range mem {
-			memd = append(memd, ev.Describe())
 		}
 		if d := cmp.Diff(walked, memd); d != "" {
 			t.Errorf("ChainOf disagrees with LoadChain+Walk (-walk +mem):\n%s", d)

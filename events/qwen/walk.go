@@ -28,7 +28,11 @@ func (c *Chain) Walk(open Opener, fn func(i int, ev events.Event) error) error {
 		wi      int // next want (not streaming)
 		emitted int
 		prev    string // uuid of the last emitted record
-		frags   [][]events.Event
+		// Not streaming: the fragments read of chain positions not yet
+		// emitted. A position is emitted as soon as it and every one
+		// before it has all its fragments, so only records read ahead of
+		// their turn are held (ADR 0039, amendment of 2026-12-02).
+		pending = map[uint32][]events.Event{}
 		fnErr   error
 		linkOK  = func(k int, r *Record) error {
 			if k > 0 && r.ParentUUID != prev {
@@ -43,8 +47,30 @@ func (c *Chain) Walk(open Opener, fn func(i int, ev events.Event) error) error {
 			return nil
 		}
 	)
-	if !c.Streaming {
-		frags = make([][]events.Event, c.Len)
+	// flush emits the complete positions from emitted on.
+	flush := func() error {
+		for emitted < c.Len {
+			fs := pending[uint32(emitted)]
+			if len(fs) == 0 || len(fs) < c.fragments(uint32(emitted)) {
+				return nil
+			}
+			delete(pending, uint32(emitted))
+			rec := aggregate(fs)
+			for _, f := range fs[1:] {
+				if u := f.Body.(*Record).UUID; u != rec.UUID {
+					c.collision(-1, u, rec.UUID)
+					return fmt.Errorf("qwen: chain record %d: %w", emitted, ErrHashCollision)
+				}
+			}
+			if err := linkOK(emitted, rec); err != nil {
+				return err
+			}
+			if fnErr = fn(emitted, Envelope(rec, fs[0].Pos)); fnErr != nil {
+				return errStop
+			}
+			emitted++
+		}
+		return nil
 	}
 	p.selective, p.wantBits, p.wanted = true, c.onChain, nil
 	err := readLines(open, c.opts.MaxLineBytes, nil, func(line events.Line) error {
@@ -80,7 +106,12 @@ func (c *Chain) Walk(open Opener, fn func(i int, ev events.Event) error) error {
 				if code, _ := identityProblem(pr); code != "" || pr.rec == nil {
 					return fmt.Errorf("qwen: record #%d: %w", o, ErrChanged)
 				}
-				frags[w.pos] = append(frags[w.pos], Envelope(pr.rec, pos))
+				pending[w.pos] = append(pending[w.pos], Envelope(pr.rec, pos))
+				if int(w.pos) == emitted {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
 			}
 		}
 		if c.Streaming && emitted == c.Len || !c.Streaming && wi == len(c.want) {
@@ -103,23 +134,15 @@ func (c *Chain) Walk(open Opener, fn func(i int, ev events.Event) error) error {
 	if wi < len(c.want) {
 		return fmt.Errorf("qwen: %d chain records not found: %w", len(c.want)-wi, ErrChanged)
 	}
-	for k, fs := range frags {
-		rec := aggregate(fs)
-		for _, f := range fs[1:] {
-			if u := f.Body.(*Record).UUID; u != rec.UUID {
-				c.collision(-1, u, rec.UUID)
-				return fmt.Errorf("qwen: chain record %d: %w", k, ErrHashCollision)
-			}
-		}
-		if err := linkOK(k, rec); err != nil {
-			return err
-		}
-		if err := fn(k, Envelope(rec, fs[0].Pos)); err != nil {
-			return err
-		}
-		frags[k] = nil
-	}
 	return nil
+}
+
+// fragments is the number of objects chain position pos aggregates.
+func (c *Chain) fragments(pos uint32) int {
+	if n, ok := c.multi[pos]; ok {
+		return int(n)
+	}
+	return 1
 }
 
 func bitSet(bits []uint64, i uint32) bool {
