@@ -69,6 +69,25 @@ func (p *Parser) fastAt(dst []Record, b []byte) (_ []Record, end int, row bool) 
 	return dst, end, false
 }
 
+// chunkLine matches the commonest line, an assistant/chunk of text or
+// reasoning with no optional member, as fastEvent would take it (same
+// checks, same values): its seq, time, data and end (past the closing
+// brace), or end -1, when the caller takes the line by fastAt.
+func (p *Parser) chunkLine(b []byte) (seq, time float64, data []byte, end int) {
+	const chunkHead = `{"type":"assistant/chunk","seq":`
+	if len(b) <= len(chunkHead) || string(b[:len(chunkHead)]) != chunkHead {
+		return 0, 0, nil, -1
+	}
+	seq, i := intAt(b, len(chunkHead))
+	time, i = intAt(b, lit(b, i, `,"time":`))
+	i = lit(b, i, `,"data":`)
+	e := p.chunkData(b, i)
+	if e < 0 || e >= len(b) || b[e] != '}' {
+		return 0, 0, nil, -1
+	}
+	return seq, time, b[i:e], e + 1
+}
+
 // fastEvent parses a compact event line of type typ from its seq's value at
 // b[i] on, appending its record: the line's end, or -1 (dst unchanged).
 func (p *Parser) fastEvent(dst []Record, typ string, b []byte, i int) ([]Record, int) {
@@ -114,17 +133,27 @@ type rowRun struct {
 	m           *rowMember
 	payload     [][]byte
 	gaps        []float64
+	// reused: m is the parser's own (Parser.member), rewritten by the next
+	// row; expand gives the records a copy, since ParseLine's records live
+	// as long as their line. The scanner's member-by-member visit passes m
+	// itself: a visited record is valid only during the call.
+	reused bool
 }
 
 // expand appends r's members.
 func (r *rowRun) expand(dst []Record) []Record {
+	m := r.m
+	if r.reused {
+		m = new(rowMember)
+		*m = *r.m
+	}
 	dst = slices.Grow(dst, len(r.payload))
 	t := r.time0
 	for k, pl := range r.payload {
 		if k > 0 {
 			t += r.gaps[k-1]
 		}
-		dst = append(dst, Record{Type: TypeAssistantChunk, HasType: true, Seq: r.seq0 + float64(k), Time: t, member: r.m, raw: pl})
+		dst = append(dst, Record{Type: TypeAssistantChunk, HasType: true, Seq: r.seq0 + float64(k), Time: t, member: m, raw: pl})
 	}
 	return dst
 }
@@ -135,7 +164,8 @@ func (p *Parser) fastRow(tag string, line []byte, i int) int {
 	i = lit(line, i, `,"seq0":`)
 	seq0, seq0End := intAt(line, i)
 	time0, time0End := intAt(line, lit(line, seq0End, `,"time0":`))
-	m := &rowMember{}
+	m := &p.member
+	*m = rowMember{}
 	i = lit(line, time0End, `,"data":{"turn":`)
 	e := num(line, i)
 	m.turn = span(line, i, e)
@@ -147,14 +177,25 @@ func (p *Parser) fastRow(tag string, line []byte, i int) int {
 	m.idx = span(line, i, e)
 	i = lit(line, e, `,"dt":[`)
 	gaps := p.gaps[:0]
+	small := true // every gap a plain integer of at most three digits
 	if i >= 0 && i < len(line) && line[i] == ']' {
 		i++
 	} else {
 		for i >= 0 {
+			// A gap of one digit (dsh's gaps are a few milliseconds):
+			// the digit and its separator, nothing else to check.
+			if len(line)-i >= 2 && line[i]-'0' <= 9 && (line[i+1] == ',' || line[i+1] == ']') {
+				gaps = append(gaps, float64(line[i]-'0'))
+				if i += 2; line[i-1] == ']' {
+					break
+				}
+				continue
+			}
 			var g float64
 			if g, e = shortInt(line, i); e < 0 || !safeInteger(g) {
 				return -1
 			}
+			small = small && e-i <= 3 && line[i] != '-'
 			gaps = append(gaps, g)
 			if i = e + 1; e < len(line) && line[e] == ']' {
 				break
@@ -187,7 +228,7 @@ func (p *Parser) fastRow(tag string, line []byte, i int) int {
 	}
 	payload := p.payload[:0]
 	for i >= 0 {
-		e = str1(line, i)
+		e = strAt(line, i)
 		if e < 0 {
 			return -1
 		}
@@ -206,8 +247,15 @@ func (p *Parser) fastRow(tag string, line []byte, i int) int {
 	if !safeInteger(seq0) || seq0 < 0 || !safeInteger(time0) {
 		return -1 // the general path names the defect
 	}
-	p.row = rowRun{seq0: seq0, time0: time0, m: m, payload: payload, gaps: gaps}
-	if p.row.check(tag) != nil {
+	p.row = rowRun{seq0: seq0, time0: time0, m: m, payload: payload, gaps: gaps, reused: true}
+	if small && len(gaps) == len(payload)-1 {
+		// Non-negative gaps under 1000: the member times rise from time0
+		// to the last one, so both ends safe makes every one safe (check's
+		// loop, without it).
+		if !safeInteger(seq0+float64(len(gaps))) || !safeInteger(time0+float64(len(gaps))*999) {
+			return -1
+		}
+	} else if p.row.check(tag) != nil {
 		return -1
 	}
 	return i + 2
@@ -225,10 +273,10 @@ func (p *Parser) chunkData(b []byte, i int) int {
 		return -1
 	}
 	if h := p.chunkHead; len(h) > 0 && len(b)-i > len(h) && string(b[i:i+len(h)]) == string(h) {
-		return lit(b, str1(b, i+len(h)), "}}")
+		return lit(b, strAt(b, i+len(h)), "}}")
 	}
 	t := chunkText(b, i)
-	e := lit(b, str1(b, t), "}}")
+	e := lit(b, strAt(b, t), "}}")
 	if e >= 0 {
 		p.chunkHead = append(p.chunkHead[:0], b[i:t]...)
 	}
@@ -401,6 +449,33 @@ func str1(b []byte, i int) int {
 		return -1
 	}
 	return end
+}
+
+// strAt is str1 for the short strings of chunk lines and rows (a delta is
+// tens of bytes, below the vector path's minimum in jsonscan.String): eight
+// bytes at a time to the first quote, backslash, control byte or byte over
+// 0x7F; a closing quote ends a plain ASCII string, anything else (an escape,
+// UTF-8, a defect, the end of b near) goes to str1 from the start.
+func strAt(b []byte, i int) int {
+	if i < 0 || i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	for j := i + 1; len(b)-j >= 8; j += 8 {
+		w := binary.LittleEndian.Uint64(b[j:])
+		// A byte flags when it is '"' or '\\' (its xor is zero), below
+		// 0x20 or over 0x7F: (x - 0x01) borrows into the high bit for a
+		// zero x, (w - 0x20) for a byte below 0x20, and w's own high bit.
+		const ones, high = 0x0101010101010101, 0x8080808080808080
+		q, bs := w^(ones*'"'), w^(ones*'\\')
+		if stop := ((q-ones)&^q | (bs-ones)&^bs | (w-ones*0x20)&^w | w) & high; stop != 0 {
+			k := j + bits.TrailingZeros64(stop)>>3
+			if b[k] == '"' {
+				return k + 1
+			}
+			break
+		}
+	}
+	return str1(b, i)
 }
 
 // compact validates the whitespace-free JSON value at b[i], containers

@@ -79,9 +79,10 @@ type Parser struct {
 	data         []member
 	payload, dts [][]byte
 	gaps         []float64
-	lastType     string // see typeOf
-	row          rowRun // the last packed row fastAt read
-	chunkHead    []byte // see chunkData
+	lastType     string    // see typeOf
+	row          rowRun    // the last packed row fastAt read
+	member       rowMember // row.m's fields (see rowRun.reused)
+	chunkHead    []byte    // see chunkData
 }
 
 // ParseLine is the package-level ParseLine using p's scratch space.
