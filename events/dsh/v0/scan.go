@@ -98,6 +98,7 @@ type lineScanner struct {
 	tooLong  bool
 	recs     []Record
 	parser   Parser
+	want     wantSeq                      // the seq chunkRun expects next
 	where    func(lineStart int64) string // position of a line, for messages
 	salvage  bool
 	salvaged []byte
@@ -178,7 +179,8 @@ func (s *lineScanner) chunkRun(chunk []byte, start int64) (int, error) {
 	slot[1] = slot[0]
 	cur := &slot[0]
 	var end int
-	cur.Seq, cur.Time, cur.Data, end = s.parser.chunkLine(chunk)
+	s.want.set(s.n)
+	cur.Seq, cur.Time, cur.Data, end = s.parser.chunkLine(chunk, &s.want)
 	if end < 0 || end >= len(chunk) || chunk[end] != '\n' {
 		return 0, nil
 	}
@@ -189,7 +191,8 @@ func (s *lineScanner) chunkRun(chunk []byte, start int64) (int, error) {
 		next := &slot[k&1]
 		rest := chunk[lineEnd:]
 		var nextEnd int
-		next.Seq, next.Time, next.Data, nextEnd = s.parser.chunkLine(rest)
+		s.want.set(s.n + 1)
+		next.Seq, next.Time, next.Data, nextEnd = s.parser.chunkLine(rest, &s.want)
 		s.line++
 		if err := s.visit(*cur); err != nil {
 			return lineEnd, err
