@@ -167,3 +167,34 @@ func BenchmarkParseLine(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScanRaw is the reader's work beyond zstd alone: each log of
+// BenchmarkZstdDecode decompressed beforehand and read back with Scan as a
+// raw log (lines, compact path, rows, every record visited; plus the copy
+// from the reader, which the compressed path does not make). Its
+// cpu-ms/op against zstd-alone's says how much of the 0.8 target the line
+// work leaves. Run:
+//
+//	go test -run='^$' -bench=ScanRaw -benchtime=20x -cpu 1 ./events/dsh/v0
+func BenchmarkScanRaw(b *testing.B) {
+	for _, name := range []string{"chunks", "packed", "tools"} {
+		data, _ := benchLog(b, name, 2000)
+		d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+		plain, err := d.DecodeAll(data, nil)
+		d.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(plain)))
+			cpu := shape.CPUSeconds()
+			for b.Loop() {
+				if _, err := v0.Scan(bytes.NewReader(plain), v0.Raw, v0.Options{}, func(v0.Record) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu, len(plain))
+			b.ReportMetric((shape.CPUSeconds()-cpu)*1e3/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
