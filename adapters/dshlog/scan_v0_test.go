@@ -37,17 +37,23 @@ var errStop = errors.New("stop")
 var limits = [][5]int{{1, 1, 0, 1, 0}, {2, 1, 0, 1, 1}, {1, 2, 1, 1, 0}, {2, 2, 1, 1, 1}, {2, 3, 300, 2, 0}, {3, 6, 4 << 10, 256, 1},
 	{1, dshlog.BatchesInFlight, dshlog.BatchBytes, 256, 0}, {4, dshlog.BatchesInFlight, dshlog.BatchBytes, 256, 1}}
 
-// readV0 reads data inline (lim nil) or in parallel, stopping the visit
-// with errStop after stopAt records when stopAt >= 0.
-func readV0(data []byte, lim *[5]int, stopAt int) read {
-	var out read
-	visit := func(r v0.Record) error {
+// collect is a visit keeping a copy of each record in out, stopping with
+// errStop after stopAt records when stopAt >= 0.
+func (out *read) collect(stopAt int) func(v0.Record) error {
+	return func(r v0.Record) error {
 		if len(out.recs) == stopAt {
 			return errStop
 		}
 		out.recs = append(out.recs, r.Clone())
 		return nil
 	}
+}
+
+// readV0 reads data inline (lim nil) or in parallel, stopping the visit
+// with errStop after stopAt records when stopAt >= 0.
+func readV0(data []byte, lim *[5]int, stopAt int) read {
+	var out read
+	visit := out.collect(stopAt)
 	var err error
 	if lim == nil {
 		out.res, err = v0.Scan(bytes.NewReader(data), v0.Zstd, v0.Options{}, visit)
@@ -70,13 +76,7 @@ var allFields = cmp.Exporter(func(reflect.Type) bool { return true })
 // batches before (the property that lets any worker take any batch).
 func readSteps(data []byte, lim [5]int, stopAt int) read {
 	var out read
-	visit := func(r v0.Record) error {
-		if len(out.recs) == stopAt {
-			return errStop
-		}
-		out.recs = append(out.recs, r.Clone())
-		return nil
-	}
+	visit := out.collect(stopAt)
 	fr := v0.NewFrameReader(bytes.NewReader(data), 0)
 	d := v0.NewFrameDecoder(0)
 	defer d.Close()

@@ -127,6 +127,18 @@ func BenchmarkReadVsZstd(b *testing.B) {
 	}
 }
 
+// plainLog is benchLog's log of 2,000 turns decompressed.
+func plainLog(b *testing.B, shape string) []byte {
+	data, _ := benchLog(b, shape, 2000)
+	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	defer d.Close()
+	plain, err := d.DecodeAll(data, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return plain
+}
+
 // reportCPU adds MB per CPU-second for b.N passes over size bytes since start.
 func reportCPU(b *testing.B, start float64, size int) {
 	if used := shape.CPUSeconds() - start; used > 0 {
@@ -140,19 +152,14 @@ func reportCPU(b *testing.B, start float64, size int) {
 // see how far the reader can get from zstd's own speed.
 func BenchmarkParseLine(b *testing.B) {
 	for _, name := range []string{"chunks", "packed", "tools"} {
-		data, _ := benchLog(b, name, 2000)
-		d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
-		plain, err := d.DecodeAll(data, nil)
-		d.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
+		plain := plainLog(b, name)
 		lines := bytes.Split(bytes.TrimSuffix(plain, []byte{'\n'}), []byte{'\n'})[1:]
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(plain)))
 			cpu := shape.CPUSeconds()
 			var p v0.Parser
 			var recs []v0.Record
+			var err error
 			for b.Loop() {
 				for _, l := range lines {
 					if recs, err = p.ParseLine(recs[:0], l); err != nil {
@@ -178,13 +185,7 @@ func BenchmarkParseLine(b *testing.B) {
 //	go test -run='^$' -bench=ScanRaw -benchtime=20x -cpu 1 ./events/dsh/v0
 func BenchmarkScanRaw(b *testing.B) {
 	for _, name := range []string{"chunks", "packed", "tools"} {
-		data, _ := benchLog(b, name, 2000)
-		d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
-		plain, err := d.DecodeAll(data, nil)
-		d.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
+		plain := plainLog(b, name)
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(plain)))
 			cpu := shape.CPUSeconds()

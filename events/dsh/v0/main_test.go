@@ -1,0 +1,12 @@
+package v0
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tailproof/tailproof/events/dsh/v0/v0test"
+)
+
+// TestMain bounds the fuzzers' minimization of a new input to 5 s
+// (v0test.Main; -fuzzminimizetime overrides).
+func TestMain(m *testing.M) { v0test.Main(m, 5*time.Second) }
