@@ -1,6 +1,7 @@
 package dshlog_test
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -9,4 +10,4 @@ import (
 
 // TestMain bounds the fuzzers' minimization of a new input to 5 s
 // (v0test.Main; -fuzzminimizetime overrides).
-func TestMain(m *testing.M) { v0test.Main(m, 5*time.Second) }
+func TestMain(m *testing.M) { os.Exit(v0test.Main(m, 5*time.Second)) }
