@@ -69,6 +69,106 @@ func (p *Parser) fastAt(dst []Record, b []byte) (_ []Record, end int, row bool) 
 	return dst, end, false
 }
 
+// chunkLine matches the commonest line, an assistant/chunk of text or
+// reasoning with no optional member, as fastEvent would take it (same
+// checks, same values): its seq, time, data and end (past the closing
+// brace), or end -1, when the caller takes the line by fastAt. want is the
+// seq the caller expects: a seq written as its digits is taken by one
+// compare (wantSeq), and a time that starts with the last one's first
+// eight digits has only the rest read (timeAt).
+func (p *Parser) chunkLine(b []byte, want *wantSeq) (seq, time float64, data []byte, end int) {
+	const chunkHead = `{"type":"assistant/chunk","seq":`
+	if len(b) <= len(chunkHead) || string(b[:len(chunkHead)]) != chunkHead {
+		return 0, 0, nil, -1
+	}
+	i := len(chunkHead)
+	if j := want.match(b, i); j > 0 {
+		seq, i = float64(want.v), j
+	} else {
+		seq, i = intAt(b, i)
+	}
+	time, i = p.timeAt(b, lit(b, i, `,"time":`))
+	i = lit(b, i, `,"data":`)
+	e := p.chunkData(b, i)
+	if e < 0 || e >= len(b) || b[e] != '}' {
+		return 0, 0, nil, -1
+	}
+	return seq, time, b[i:e], e + 1
+}
+
+// wantSeq is an expected seq v and its decimal digits, the low n bytes of
+// w (first digit lowest); n is 0 when v has more than seven digits.
+type wantSeq struct {
+	v int64
+	w uint64
+	n int
+}
+
+// set makes v the expected seq: by a carry through the digits from v-1,
+// else by writing them out.
+func (q *wantSeq) set(v int64) {
+	if v == q.v+1 && q.n > 0 {
+		for k := q.n - 1; k >= 0; k-- {
+			sh := 8 * uint(k)
+			if byte(q.w>>sh) != '9' {
+				q.w += 1 << sh
+				q.v = v
+				return
+			}
+			q.w = q.w&^(0xFF<<sh) | '0'<<sh
+		}
+	}
+	q.v, q.w, q.n = v, 0, 0
+	if v < 0 || v > 9999999 {
+		return
+	}
+	for x := v; ; x /= 10 {
+		q.w, q.n = q.w<<8|uint64('0'+x%10), q.n+1
+		if x < 10 {
+			return
+		}
+	}
+}
+
+// match reports where the number at b[i] ends when it is q's digits and
+// nothing more (the byte after them ends a JSON number that is a plain
+// integer), else 0: the same value and end intAt gives.
+func (q *wantSeq) match(b []byte, i int) int {
+	if q.n == 0 || len(b)-i <= 8 {
+		return 0
+	}
+	mask := uint64(1)<<(8*uint(q.n)) - 1
+	if binary.LittleEndian.Uint64(b[i:])&mask != q.w {
+		return 0
+	}
+	j := i + q.n
+	if c := b[j]; c-'0' <= 9 || c == '.' || c == 'e' || c == 'E' {
+		return 0
+	}
+	return j
+}
+
+// timeAt is intAt for a chunk's time: a log's times share their leading
+// digits for long stretches, so when the eight bytes at b[i] are the last
+// 9-to-15-digit time's first eight digits (p.timeHi) only the rest is read.
+func (p *Parser) timeAt(b []byte, i int) (float64, int) {
+	if i >= 0 && len(b)-i > 16 && p.timeHi != 0 && binary.LittleEndian.Uint64(b[i:]) == p.timeHi {
+		d, v := digits8(binary.LittleEndian.Uint64(b[i+8:]))
+		j := i + 8 + d
+		if c := b[j]; d < 8 && c != '.' && c != 'e' && c != 'E' {
+			return float64(p.timeHiVal*pow10[d] + v), j
+		}
+	}
+	t, j := intAt(b, i)
+	if j-i >= 9 && j-i <= 15 && b[i] != '0' {
+		if w := binary.LittleEndian.Uint64(b[i:]); digitsOnly(w) {
+			_, p.timeHiVal = digits8(w)
+			p.timeHi = w
+		}
+	}
+	return t, j
+}
+
 // fastEvent parses a compact event line of type typ from its seq's value at
 // b[i] on, appending its record: the line's end, or -1 (dst unchanged).
 func (p *Parser) fastEvent(dst []Record, typ string, b []byte, i int) ([]Record, int) {
@@ -114,17 +214,27 @@ type rowRun struct {
 	m           *rowMember
 	payload     [][]byte
 	gaps        []float64
+	// reused: m is the parser's own (Parser.member), rewritten by the next
+	// row; expand gives the records a copy, since ParseLine's records live
+	// as long as their line. The scanner's member-by-member visit passes m
+	// itself: a visited record is valid only during the call.
+	reused bool
 }
 
 // expand appends r's members.
 func (r *rowRun) expand(dst []Record) []Record {
+	m := r.m
+	if r.reused {
+		m = new(rowMember)
+		*m = *r.m
+	}
 	dst = slices.Grow(dst, len(r.payload))
 	t := r.time0
 	for k, pl := range r.payload {
 		if k > 0 {
 			t += r.gaps[k-1]
 		}
-		dst = append(dst, Record{Type: TypeAssistantChunk, HasType: true, Seq: r.seq0 + float64(k), Time: t, member: r.m, raw: pl})
+		dst = append(dst, Record{Type: TypeAssistantChunk, HasType: true, Seq: r.seq0 + float64(k), Time: t, member: m, raw: pl})
 	}
 	return dst
 }
@@ -135,7 +245,8 @@ func (p *Parser) fastRow(tag string, line []byte, i int) int {
 	i = lit(line, i, `,"seq0":`)
 	seq0, seq0End := intAt(line, i)
 	time0, time0End := intAt(line, lit(line, seq0End, `,"time0":`))
-	m := &rowMember{}
+	m := &p.member
+	*m = rowMember{}
 	i = lit(line, time0End, `,"data":{"turn":`)
 	e := num(line, i)
 	m.turn = span(line, i, e)
@@ -147,14 +258,25 @@ func (p *Parser) fastRow(tag string, line []byte, i int) int {
 	m.idx = span(line, i, e)
 	i = lit(line, e, `,"dt":[`)
 	gaps := p.gaps[:0]
+	small := true // every gap a plain integer of at most three digits
 	if i >= 0 && i < len(line) && line[i] == ']' {
 		i++
 	} else {
 		for i >= 0 {
+			// A gap of one digit (dsh's gaps are a few milliseconds):
+			// the digit and its separator, nothing else to check.
+			if len(line)-i >= 2 && line[i]-'0' <= 9 && (line[i+1] == ',' || line[i+1] == ']') {
+				gaps = append(gaps, float64(line[i]-'0'))
+				if i += 2; line[i-1] == ']' {
+					break
+				}
+				continue
+			}
 			var g float64
 			if g, e = shortInt(line, i); e < 0 || !safeInteger(g) {
 				return -1
 			}
+			small = small && e-i <= 3 && line[i] != '-'
 			gaps = append(gaps, g)
 			if i = e + 1; e < len(line) && line[e] == ']' {
 				break
@@ -187,7 +309,7 @@ func (p *Parser) fastRow(tag string, line []byte, i int) int {
 	}
 	payload := p.payload[:0]
 	for i >= 0 {
-		e = str1(line, i)
+		e = strAt(line, i)
 		if e < 0 {
 			return -1
 		}
@@ -206,8 +328,15 @@ func (p *Parser) fastRow(tag string, line []byte, i int) int {
 	if !safeInteger(seq0) || seq0 < 0 || !safeInteger(time0) {
 		return -1 // the general path names the defect
 	}
-	p.row = rowRun{seq0: seq0, time0: time0, m: m, payload: payload, gaps: gaps}
-	if p.row.check(tag) != nil {
+	p.row = rowRun{seq0: seq0, time0: time0, m: m, payload: payload, gaps: gaps, reused: true}
+	if small && len(gaps) == len(payload)-1 {
+		// Non-negative gaps under 1000: the member times rise from time0
+		// to the last one, so both ends safe makes every one safe (check's
+		// loop, without it).
+		if !safeInteger(seq0+float64(len(gaps))) || !safeInteger(time0+float64(len(gaps))*999) {
+			return -1
+		}
+	} else if p.row.check(tag) != nil {
 		return -1
 	}
 	return i + 2
@@ -225,10 +354,10 @@ func (p *Parser) chunkData(b []byte, i int) int {
 		return -1
 	}
 	if h := p.chunkHead; len(h) > 0 && len(b)-i > len(h) && string(b[i:i+len(h)]) == string(h) {
-		return lit(b, str1(b, i+len(h)), "}}")
+		return lit(b, strAt(b, i+len(h)), "}}")
 	}
 	t := chunkText(b, i)
-	e := lit(b, str1(b, t), "}}")
+	e := lit(b, strAt(b, t), "}}")
 	if e >= 0 {
 		p.chunkHead = append(p.chunkHead[:0], b[i:t]...)
 	}
@@ -336,6 +465,9 @@ func shortInt(b []byte, i int) (float64, int) {
 	return float64(n), j
 }
 
+// digitsOnly reports whether the eight bytes of w are ASCII digits.
+func digitsOnly(w uint64) bool { d, _ := digits8(w); return d == 8 }
+
 var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
 
 // digits8 reads the ASCII digits that start the eight bytes of w (first
@@ -401,6 +533,35 @@ func str1(b []byte, i int) int {
 		return -1
 	}
 	return end
+}
+
+// strAt is str1 for the short strings of chunk lines and rows (a delta is
+// tens of bytes, below the vector path's minimum in jsonscan.String): eight
+// bytes at a time to the first quote, backslash or control byte; a closing
+// quote ends a string without escapes (bytes over 0x7F are legal, as for
+// str1), anything else (an escape, a defect, the end of b near) goes to
+// str1 from the start.
+func strAt(b []byte, i int) int {
+	if i < 0 || i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	for j := i + 1; len(b)-j >= 8; j += 8 {
+		w := binary.LittleEndian.Uint64(b[j:])
+		// A byte flags when it is '"' or '\\' (its xor is zero: x - 0x01
+		// borrows into its high bit) or below 0x20 (w - 0x20 does, and w's
+		// own high bit is clear). A borrow disturbs only the bytes above
+		// the first flagged one, and only that one counts.
+		const ones, high = 0x0101010101010101, 0x8080808080808080
+		q, bs := w^(ones*'"'), w^(ones*'\\')
+		if stop := ((q-ones)&^q | (bs-ones)&^bs | (w-ones*0x20)&^w) & high; stop != 0 {
+			k := j + bits.TrailingZeros64(stop)>>3
+			if b[k] == '"' {
+				return k + 1
+			}
+			break
+		}
+	}
+	return str1(b, i)
 }
 
 // compact validates the whitespace-free JSON value at b[i], containers

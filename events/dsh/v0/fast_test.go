@@ -2,6 +2,7 @@ package v0
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -192,6 +193,60 @@ func TestShortInt(t *testing.T) {
 			wv, wend := intAt(b, 0)
 			if end != wend || (end >= 0 && v != wv) {
 				t.Errorf("shortInt(%q) = %v, %d; intAt: %v, %d", b, v, end, wv, wend)
+			}
+		}
+	}
+}
+
+// TestWantSeq: the expected seq's digits, carried from one seq to the next
+// or written out, match exactly the JSON text intAt reads as that seq.
+func TestWantSeq(t *testing.T) {
+	var q wantSeq
+	check := func(v int64) {
+		t.Helper()
+		q.set(v)
+		for _, tail := range []string{",", "}", "0", "1,", ".5,", "e1,", "E1,", "-"} {
+			b := []byte(strconv.FormatInt(v, 10) + tail + `"time":1}`)
+			got := q.match(b, 0)
+			want, end := intAt(b, 0)
+			if got > 0 && (want != float64(v) || got != end) {
+				t.Fatalf("seq %d, %q: match ends at %d, intAt reads %v to %d", v, b, got, want, end)
+			}
+			// Kept as digits (0 to 9999999), a seq followed by what ends
+			// a plain integer is matched; anything else is left to intAt.
+			if plain := tail[0] == ',' || tail[0] == '}' || tail[0] == '-'; (got > 0) != (plain && v >= 0 && v <= 9999999) {
+				t.Fatalf("seq %d, %q: match %d", v, b, got)
+			}
+		}
+	}
+	for v := int64(0); v < 1200; v++ {
+		check(v)
+	}
+	for _, base := range []int64{9999, 99999, 999999, 9999999, 99999999} {
+		for v := base - 3; v < base+3; v++ {
+			check(v)
+		}
+	}
+	check(5)
+	check(123456)
+	check(-1)
+}
+
+// TestStrAt: the word loop ends every string where str1 does, or declines
+// to str1, on strings with a quote, backslash, control byte or UTF-8 at
+// every position of the first words, and cut anywhere.
+func TestStrAt(t *testing.T) {
+	bodies := []string{"", "a", "tok12 ", "0123456", "01234567", "0123456789abcdef", "héllo wörld", "日本語のテキスト"}
+	for _, body := range bodies {
+		for _, bad := range []string{"", `"`, `\\`, `\"`, `\u0041`, "\x01", "\x1f", "\x7f", "\x80", "\xff", `\x`} {
+			for at := 0; at <= len(body); at++ {
+				s := `"` + body[:at] + bad + body[at:] + `"` + `,"next":"x"}` + strings.Repeat(" ", 9)
+				for cut := len(s); cut > 0; cut-- {
+					b := []byte(s[:cut])
+					if got, want := strAt(b, 0), str1(b, 0); got != want {
+						t.Fatalf("%q: strAt %d, str1 %d", b, got, want)
+					}
+				}
 			}
 		}
 	}

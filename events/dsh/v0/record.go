@@ -79,9 +79,13 @@ type Parser struct {
 	data         []member
 	payload, dts [][]byte
 	gaps         []float64
-	lastType     string // see typeOf
-	row          rowRun // the last packed row fastAt read
-	chunkHead    []byte // see chunkData
+	lastType     string    // see typeOf
+	row          rowRun    // the last packed row fastAt read
+	member       rowMember // row.m's fields (see rowRun.reused)
+	chunkHead    []byte    // see chunkData
+	// timeHi is the first eight bytes of the last time timeAt read of
+	// 9 to 15 digits (0: none), timeHiVal their value.
+	timeHi, timeHiVal uint64
 }
 
 // ParseLine is the package-level ParseLine using p's scratch space.

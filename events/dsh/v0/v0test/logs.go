@@ -7,6 +7,7 @@ package v0test
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -23,11 +24,19 @@ func Log(shape string, turns int) (compressed []byte, plain int) {
 	return Compress(frames), plain
 }
 
+// encoder is shared: EncodeAll is safe for concurrent use, and a new
+// encoder per call allocates and clears its match tables (megabytes), which
+// made each execution of a fuzzer that compresses its input slow enough
+// that minimizing one new input took the whole fuzzing time.
+var encoder = sync.OnceValue(func() *zstd.Encoder {
+	w, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(true), zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	return w
+})
+
 // Compress encodes each plaintext as one checksummed Zstandard frame, as
 // the backend does, and concatenates them.
 func Compress(frames [][]byte) []byte {
-	w, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(true), zstd.WithEncoderLevel(zstd.SpeedDefault))
-	defer w.Close()
+	w := encoder()
 	var out []byte
 	for _, f := range frames {
 		out = w.EncodeAll(f, out)
@@ -45,6 +54,17 @@ const epochMillis int64 = 1781000000000
 // unpacked log (one assistant/chunk per line, packChunks: false), "packed"
 // the same stream packed into rows, "tools" few chunks and large tool results.
 func Frames(shape string, turns int) [][]byte {
+	deltas, resultLines := 200, 0
+	if shape == "tools" {
+		deltas, resultLines = 5, 150
+	}
+	return Sized(shape, turns, deltas, resultLines)
+}
+
+// Sized is Frames with deltas chunks per turn and, when resultLines > 0, a
+// tool result of that many 56-byte directory lines (else a two-line one):
+// small logs of the same shapes, for fuzz seeds.
+func Sized(shape string, turns, deltas, resultLines int) [][]byte {
 	var frames [][]byte
 	frames = append(frames, []byte(Header+"\n"))
 	seq := 0
@@ -63,10 +83,6 @@ func Frames(shape string, turns int) [][]byte {
 		line(&sb, `{"type":"step/start","seq":%d,"time":%d,"data":{"turn":%d,"step":1}}`, seq, epochMillis+int64(seq), turn)
 		seq++
 		flush(&sb)
-		deltas := 200
-		if shape == "tools" {
-			deltas = 5
-		}
 		if shape == "packed" {
 			var texts, dts []string
 			for i := 0; i < deltas; i++ {
@@ -89,8 +105,8 @@ func Frames(shape string, turns int) [][]byte {
 		seq++
 		flush(&sb)
 		result := "README.md\\nsrc\\n"
-		if shape == "tools" {
-			result = strings.Repeat("drwxr-xr-x  2 me me 4096 Dec  1 09:00 some-directory-name\\n", 150)
+		if resultLines > 0 {
+			result = strings.Repeat("drwxr-xr-x  2 me me 4096 Dec  1 09:00 some-directory-name\\n", resultLines)
 		}
 		line(&sb, `{"type":"tool/result","seq":%d,"time":%d,"data":{"turn":%d,"step":1,"message":{"id":"r%d","role":"user","content":[{"type":"tool-result","toolCallId":"c%d","content":[{"type":"text","text":"%s"}]}],"source":{"kind":"tool","callId":"c%d"}}},"surfaceOp":"append","sourceEventSeqs":[%d]}`, seq, epochMillis+int64(seq), turn, turn, turn, result, turn, seq-1)
 		seq++
