@@ -41,12 +41,18 @@ func (f *Fold) Clone() *Fold {
 
 func (c *fpCounts) clone() *fpCounts {
 	cp := *c
+	// The entries are copied in queue order (each live one is there once),
+	// into one slab of the copy's own.
 	cp.recent = make(map[string]*recentID, len(c.recent))
-	for k, v := range c.recent {
-		r := *v
-		cp.recent[k] = &r
+	live := c.queue[c.head:]
+	cp.queue, cp.head = make([]*recentID, len(live), max(len(live), 1)), 0
+	ents := make([]recentID, len(live))
+	for i, e := range live {
+		ents[i] = *e
+		cp.recent[e.id] = &ents[i]
+		cp.queue[i] = &ents[i]
 	}
-	cp.queue = slices.Clone(c.queue)
+	cp.slab = nil
 	for i := range cp.old {
 		cp.old[i].words = slices.Clone(c.old[i].words)
 	}

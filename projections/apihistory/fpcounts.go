@@ -21,8 +21,9 @@ type fpCounts struct {
 	hash   func(string) uint64
 	limit  int // recent ids kept exact before the oldest moves to the old table
 	recent map[string]*recentID
-	queue  []string // recent's keys, oldest first (queue[head:])
+	queue  []*recentID // recent's entries, oldest first (queue[head:])
 	head   int
+	slab   []recentID // where new entries are carved from (one allocation per slabSize ids)
 	old    [3]fpSet  // see role
 	pinned [3]string // the last prompt's id and daemon id, the last attempt's daemon id
 }
@@ -31,6 +32,7 @@ type fpCounts struct {
 // recent set (the fields of idCount, the tag count, promptHint and
 // resultHint, and the daemon hint count).
 type recentID struct {
+	id             string // its key in recent
 	calls, results int32
 	tags           int32
 	prompts        int32
@@ -63,6 +65,13 @@ var (
 // counted exactly; a few hundred KiB.
 const defaultRecent = 4096
 
+// slabSize is how many entries one allocation holds: a long session meets
+// a new id every few records (a call id, a prompt id, a daemon id), and one
+// allocation each was a tenth of the fold's cost. An entry is never reused
+// (a retired one stays in its slab, which is garbage once all of its
+// entries are retired), so a pointer at returned cannot change owner.
+const slabSize = 128
+
 var fpSeed = maphash.MakeSeed()
 
 func newFPCounts(hash func(string) uint64, limit int) *fpCounts {
@@ -85,10 +94,14 @@ func (c *fpCounts) at(id string) *recentID {
 	if e, ok := c.recent[id]; ok {
 		return e
 	}
-	id = strings.Clone(id)
-	e := &recentID{}
-	c.recent[id] = e
-	c.queue = append(c.queue, id)
+	if len(c.slab) == 0 {
+		c.slab = make([]recentID, slabSize)
+	}
+	e := &c.slab[0]
+	c.slab = c.slab[1:]
+	e.id = strings.Clone(id)
+	c.recent[e.id] = e
+	c.queue = append(c.queue, e)
 	for len(c.recent) > c.limit {
 		c.retireOldest()
 	}
@@ -112,13 +125,13 @@ func (c *fpCounts) isPinned(id string) bool {
 // of the queue when it is pinned (at most three are, and limit is at least
 // four, so a call of at ends).
 func (c *fpCounts) retireOldest() {
-	id := c.queue[c.head]
-	c.queue[c.head] = ""
+	e := c.queue[c.head]
+	c.queue[c.head] = nil
 	c.head++
+	id := e.id
 	if c.isPinned(id) {
-		c.queue = append(c.queue, id)
+		c.queue = append(c.queue, e)
 	} else {
-		e := c.recent[id]
 		var bits [3]uint32
 		for _, r := range []struct {
 			held bool
