@@ -24,8 +24,8 @@ type fpCounts struct {
 	queue  []*recentID // recent's entries, oldest first (queue[head:])
 	head   int
 	slab   []recentID // where new entries are carved from (one allocation per slabSize ids)
-	old    [3]fpSet  // see role
-	pinned [3]string // the last prompt's id and daemon id, the last attempt's daemon id
+	old    [3]fpSet   // see role
+	pinned [3]string  // the last prompt's id and daemon id, the last attempt's daemon id
 }
 
 // recentID is one id's exact counts in every role since it entered the
