@@ -43,14 +43,18 @@ func (c *fpCounts) clone() *fpCounts {
 	cp := *c
 	// The entries are copied in queue order (each live one is there once),
 	// into one slab of the copy's own.
-	cp.recent = make(map[string]*recentID, len(c.recent))
+	// Chains are rebuilt in the copy (newest first, as at links them: only
+	// the order of a chain's ids differs, which no answer reads).
+	cp.recent = make(map[uint64]*recentID, len(c.recent))
 	live := c.queue[c.head:]
 	cp.queue, cp.head = make([]*recentID, len(live), max(len(live), 1)), 0
 	ents := make([]recentID, len(live))
 	for i, e := range live {
 		ents[i] = *e
-		cp.recent[e.id] = &ents[i]
-		cp.queue[i] = &ents[i]
+		ne := &ents[i]
+		ne.next = cp.recent[ne.h]
+		cp.recent[ne.h] = ne
+		cp.queue[i] = ne
 	}
 	cp.slab = nil
 	for i := range cp.old {
