@@ -45,23 +45,27 @@ DATA hitab<>+24(SB)/8, $0x0000000000000000
 GLOBL hitab<>(SB), RODATA|NOPTR, $32
 
 // The masks of the block in Y0 (bytes 0-31) and Y1 (32-63), bit k for
-// byte k, each into a general register (clobbering Y2-Y9 and the
-// scratch registers named). BSLASH needs the backslashes broadcast in
-// Y10, STOPS the quotes in Y11 and 0x1f in Y12, ODDS the low-nibble mask
-// in Y13 and the two nibble tables in Y14 and Y15.
-#define HIGHS(dst, t) \
-	VPMOVMSKB Y0, dst; \
-	VPMOVMSKB Y1, t; \
+// byte k, each into a general register (clobbering Y3-Y8 and the
+// scratch register named; plainBlocks keeps Y9). BSLASH needs the
+// backslashes broadcast in Y10, STOPS the quotes in Y11 and 0x1f in Y12,
+// ODDS the low-nibble mask in Y13 and the two nibble tables in Y14 and
+// Y15 (CLASSES loads them all).
+
+// MASK64 joins the byte masks of two YMM registers (bytes 0-31, 32-63)
+// into 64 bits in dst.
+#define MASK64(ya, yb, dst, t) \
+	VPMOVMSKB ya, dst; \
+	VPMOVMSKB yb, t; \
 	SHLQ      $32, t; \
 	ORQ       t, dst
+
+#define HIGHS(dst, t) \
+	MASK64(Y0, Y1, dst, t)
 
 #define BSLASH(dst, t) \
 	VPCMPEQB  Y10, Y0, Y3; \
 	VPCMPEQB  Y10, Y1, Y4; \
-	VPMOVMSKB Y3, dst; \
-	VPMOVMSKB Y4, t; \
-	SHLQ      $32, t; \
-	ORQ       t, dst
+	MASK64(Y3, Y4, dst, t)
 
 // stop: v == '"' or min(v, 0x1f) == v.
 #define STOPS(dst, t) \
@@ -73,10 +77,7 @@ GLOBL hitab<>(SB), RODATA|NOPTR, $32
 	VPCMPEQB  Y7, Y1, Y7; \
 	VPOR      Y6, Y3, Y3; \
 	VPOR      Y7, Y4, Y4; \
-	VPMOVMSKB Y3, dst; \
-	VPMOVMSKB Y4, t; \
-	SHLQ      $32, t; \
-	ORQ       t, dst
+	MASK64(Y3, Y4, dst, t)
 
 // odd: lotab[v&0xf] & hitab[v>>4] == 0 (a byte >= 0x80 has a high
 // nibble of 8 or more, whose entry is 0).
@@ -96,10 +97,7 @@ GLOBL hitab<>(SB), RODATA|NOPTR, $32
 	VPXOR     Y5, Y5, Y5; \
 	VPCMPEQB  Y5, Y3, Y3; \
 	VPCMPEQB  Y5, Y4, Y4; \
-	VPMOVMSKB Y3, dst; \
-	VPMOVMSKB Y4, t; \
-	SHLQ      $32, t; \
-	ORQ       t, dst
+	MASK64(Y3, Y4, dst, t)
 
 #define CLASSES \
 	VMOVDQU bslash<>(SB), Y10; \
