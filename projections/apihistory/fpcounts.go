@@ -181,24 +181,25 @@ func (c *fpCounts) sure(id string, r role) bool {
 	return !c.old[r.table].has(c.hash(id), r.bit)
 }
 
-// unlink takes e out of recent.
+// unlink takes e out of recent, and drops what it points to: a retired
+// entry's slab may outlive it, and must not keep its strings or another
+// entry alive.
 func (c *fpCounts) unlink(e *recentID) {
 	c.n--
-	first := c.recent[e.h]
-	if first == e {
-		if e.next == nil {
-			delete(c.recent, e.h)
-		} else {
-			c.recent[e.h] = e.next
-		}
-		return
-	}
-	for p := first; p != nil; p = p.next {
-		if p.next == e {
-			p.next = e.next
-			return
+	switch first := c.recent[e.h]; {
+	case first == e && e.next == nil:
+		delete(c.recent, e.h)
+	case first == e:
+		c.recent[e.h] = e.next
+	default:
+		for p := first; p != nil; p = p.next {
+			if p.next == e {
+				p.next = e.next
+				break
+			}
 		}
 	}
+	e.id, e.promptDaemon, e.next = "", "", nil
 }
 
 func (c *fpCounts) peek(id string) recentID {
