@@ -66,11 +66,22 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 		defer sess.Close()
-		input, err := scanLedger(ctx, sess)
-		if err != nil {
-			return err
+		// The input report's ledger counts come from the decision's own
+		// read of the ledger (Options.LedgerReport), not a second read.
+		input := cli.InputReport{Ledger: &sess.Ledger}
+		opts := tailproof.Options{Now: clock, DryRun: *dryRun, Reference: *reference}
+		var seen cli.LedgerCollector
+		if sess.Ledger.Present {
+			opts.LedgerReport = &seen
 		}
-		res, err := tailproof.Reconcile(ctx, sess.Store, sess.ID, tailproof.Options{Now: clock, DryRun: *dryRun, Reference: *reference})
+		res, err := tailproof.Reconcile(ctx, sess.Store, sess.ID, opts)
+		if err == nil && sess.Ledger.Present {
+			var scanned cli.FileReport
+			if scanned, err = seen.Report(); err == nil {
+				scanned.Path = sess.Ledger.Path
+				sess.Ledger = scanned
+			}
+		}
 		if err != nil {
 			// A ledger that cannot be read is an input error, a refused
 			// clock a usage error (--now) or a refused write (the system

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/pprof"
 )
 
@@ -13,6 +14,31 @@ import (
 // flushes it; a profile that cannot be started is reported and skipped,
 // never a reason to fail the command.
 func startCPUProfile(stderr io.Writer) (stop func()) {
+	stopCPU := startCPU(stderr)
+	path := os.Getenv("TAILPROOF_MEMPROFILE")
+	if path == "" {
+		return stopCPU
+	}
+	// TAILPROOF_MEMPROFILE names a file for an allocation profile of the
+	// whole command (every allocation sampled: `go tool pprof
+	// -sample_index=alloc_space`), written when it ends.
+	runtime.MemProfileRate = 1
+	return func() {
+		stopCPU()
+		f, err := os.Create(path)
+		if err == nil {
+			err = pprof.Lookup("allocs").WriteTo(f, 0)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "tailproof: TAILPROOF_MEMPROFILE: %v\n", err)
+		}
+	}
+}
+
+func startCPU(stderr io.Writer) (stop func()) {
 	path := os.Getenv("TAILPROOF_CPUPROFILE")
 	if path == "" {
 		return func() {}

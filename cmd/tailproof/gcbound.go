@@ -13,18 +13,21 @@ import (
 // of 600-byte records: ~30 MiB live) would peak at 150 MiB of mostly
 // garbage. After every collection the percent is set so that the next goal
 // is the live heap plus at most gcHeadroom bytes and at most gcHeapGoal in
-// all: 400 below 5 MiB live, falling as the live heap grows, never below
+// all: 400 up to 4 MiB live, falling as the live heap grows, never below
 // gcMinPercent (a floor, so a large live heap is collected at 1.25× it rather
 // than continuously). The goal's cap (ADR 0039) is what keeps a command with
 // 20–25 MiB live — 1 GiB of 600-byte records — under 64 MiB of RSS: the
 // process takes about 16 MiB before its heap, the runtime's metadata ~4 MiB,
 // and freed pages not yet returned ~10% of the goal. Collections of a heap
 // that size cost ~1% of the CPU time (gctrace), so the cap is nearly free;
-// a live heap of 5 MiB or less (a streamed transcript) keeps 400.
+// a live heap of 4 MiB or less keeps 400. The headroom was 20 MiB until
+// 2026-12-02 (ADR 0042): a 600 MB reconcile of Go's source tree as tool
+// outputs (218,104 records, 6-9 MiB live) peaked at 48-50 MiB of RSS with
+// it, 43-45 MiB with 16, at the same CPU time (seven interleaved runs).
 const (
 	gcMaxPercent = 400
 	gcMinPercent = 25
-	gcHeadroom   = 20 << 20
+	gcHeadroom   = 16 << 20
 	gcHeapGoal   = 32 << 20
 )
 

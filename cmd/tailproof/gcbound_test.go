@@ -14,9 +14,10 @@ func TestBoundedGCPercent(t *testing.T) {
 	}{
 		{0, gcMaxPercent},
 		{1 << 20, gcMaxPercent},
-		{5 << 20, gcMaxPercent},
-		{10 << 20, 200},
-		{12 << 20, 166},
+		{4 << 20, gcMaxPercent},
+		{5 << 20, 320},
+		{10 << 20, 160},
+		{12 << 20, 133},
 		{20 << 20, 60},
 		{24 << 20, 33},
 		{26 << 20, 25},

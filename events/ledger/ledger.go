@@ -248,6 +248,17 @@ func Read(r io.Reader, windowed bool) (recs []Record, dropped int, err error) {
 // order, so a fold over a long ledger holds nothing but its own state. n is
 // the number of accepted records.
 func ReadEach(r io.Reader, windowed bool, fn func(Record)) (n, dropped int, err error) {
+	return ReadEachLine(r, windowed, fn, nil)
+}
+
+// ErrLineTooLong is what ReadEachLine hands bad for a line over the line
+// limit (events.DefaultMaxLineBytes), which it skips without decoding.
+var ErrLineTooLong = errors.New("ledger: line longer than any record")
+
+// ReadEachLine is ReadEach that also hands bad, when set, each line it
+// drops (dropped counts them), with Decode's error or ErrLineTooLong: what
+// a report of the ledger's undecodable lines needs, from the same read.
+func ReadEachLine(r io.Reader, windowed bool, fn func(Record), bad func(events.Line, error)) (n, dropped int, err error) {
 	first := true
 	for line, lerr := range events.Lines(r, 0) {
 		if lerr != nil {
@@ -260,6 +271,9 @@ func ReadEach(r io.Reader, windowed bool, fn func(Record)) (n, dropped int, err 
 		first = false
 		if line.TooLong {
 			dropped++
+			if bad != nil {
+				bad(line, ErrLineTooLong)
+			}
 			continue
 		}
 		if len(bytes.TrimSpace(line.Bytes)) == 0 {
@@ -268,6 +282,9 @@ func ReadEach(r io.Reader, windowed bool, fn func(Record)) (n, dropped int, err 
 		rec, derr := Decode(line.Bytes)
 		if derr != nil {
 			dropped++
+			if bad != nil {
+				bad(line, derr)
+			}
 			continue
 		}
 		n++

@@ -43,7 +43,18 @@ type ahead struct {
 	filling, idle []byte
 	pending       bool
 	own           bool // the framer's buf is a line's own buffer, not one of the two
+	// spare is the last line's own buffer, kept for the next long line:
+	// a transcript with one long line usually has more (the published
+	// qwen-code package's files shape: 239 lines over 512 KiB in 600 MB),
+	// and allocating each one's buffer afresh — zeroed, page-faulted in,
+	// then garbage — cost 12% of that reconcile's CPU. At most one is
+	// kept, of at most maxSpare bytes.
+	spare []byte
 }
+
+// maxSpare bounds the long-line buffer kept for the next long line (a
+// line of up to about 3.5 MiB fits it).
+const maxSpare = 4 << 20
 
 // startAhead makes f read through r, room and chunk bytes per buffer
 // (aheadRoom and aheadChunk; the tests use small ones). Call it before the
@@ -103,6 +114,9 @@ func (f *framer) fillAhead() {
 		copy(next[a.room-partial:], f.buf[f.start:f.end])
 		old := f.buf
 		if a.own {
+			if len(old) <= maxSpare {
+				a.spare = old
+			}
 			old, a.idle, a.own = a.idle, nil, false
 		}
 		f.buf, a.filling = next, old
@@ -122,7 +136,12 @@ func (f *framer) fillAhead() {
 				f.start, f.end = 0, k
 			}
 		} else {
-			grown := make([]byte, min(max(2*len(f.buf), partial+n), f.max+1+a.size))
+			size := min(max(2*len(f.buf), partial+n), f.max+1+a.size)
+			grown := a.spare
+			if len(grown) < size {
+				grown = make([]byte, size)
+			}
+			a.spare = nil
 			k := copy(grown, f.buf[f.start:f.end])
 			f.off += int64(f.start)
 			f.buf, f.start, f.end = grown, 0, k

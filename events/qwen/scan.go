@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"strconv"
+
+	"github.com/tailproof/tailproof/events/internal/jsonscan"
 )
 
 // This file is a small JSON scanner specialised for chat records. It exists
@@ -401,7 +403,9 @@ func (s *scanner) objectKey() bool {
 	if s.peek() != '"' {
 		return s.fail("expected object key")
 	}
-	if _, _, ok := s.stringEnd(); !ok {
+	if end, ok := jsonscan.ShortString(s.b, s.i); ok {
+		s.i = end // most keys: no call
+	} else if _, _, ok := s.stringEnd(); !ok {
 		return false
 	}
 	if s.peek() != ':' {
@@ -418,9 +422,14 @@ func (s *scanner) key() ([]byte, bool) {
 		return nil, s.fail("expected object key")
 	}
 	start := s.i
-	esc, _, ok := s.stringEnd()
-	if !ok {
-		return nil, false
+	var esc bool
+	if end, short := jsonscan.ShortString(s.b, s.i); short {
+		s.i = end // a key of under eight plain bytes: no call
+	} else {
+		var ok bool
+		if esc, _, ok = s.stringEnd(); !ok {
+			return nil, false
+		}
 	}
 	k := s.b[start+1 : s.i-1]
 	if esc {

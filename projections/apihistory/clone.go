@@ -41,12 +41,22 @@ func (f *Fold) Clone() *Fold {
 
 func (c *fpCounts) clone() *fpCounts {
 	cp := *c
-	cp.recent = make(map[string]*recentID, len(c.recent))
-	for k, v := range c.recent {
-		r := *v
-		cp.recent[k] = &r
+	// The entries are copied in queue order (each live one is there once),
+	// into one slab of the copy's own.
+	// Chains are rebuilt in the copy (newest first, as at links them: only
+	// the order of a chain's ids differs, which no answer reads).
+	cp.recent = make(map[uint64]*recentID, len(c.recent))
+	live := c.queue[c.head:]
+	cp.queue, cp.head = make([]*recentID, len(live), max(len(live), 1)), 0
+	ents := make([]recentID, len(live))
+	for i, e := range live {
+		ents[i] = *e
+		ne := &ents[i]
+		ne.next = cp.recent[ne.h]
+		cp.recent[ne.h] = ne
+		cp.queue[i] = ne
 	}
-	cp.queue = slices.Clone(c.queue)
+	cp.slab = nil
 	for i := range cp.old {
 		cp.old[i].words = slices.Clone(c.old[i].words)
 	}

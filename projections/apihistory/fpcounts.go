@@ -18,19 +18,29 @@ import (
 // and proves absence; it never decides that two ids are equal, so it can
 // cost a second walk but never change a verdict.
 type fpCounts struct {
-	hash   func(string) uint64
-	limit  int // recent ids kept exact before the oldest moves to the old table
-	recent map[string]*recentID
-	queue  []string // recent's keys, oldest first (queue[head:])
+	hash  func(string) uint64
+	limit int // recent ids kept exact before the oldest moves to the old table
+	// recent holds the recent ids' entries by their hash (the fingerprint
+	// hash), ids that share one chained through next: a lookup compares
+	// 64-bit keys, never reads a key's bytes but the one id it checks, and
+	// the hash is computed once per call — a string-keyed map cost two or
+	// three cache misses a lookup, and the fold looks up a few ids a record.
+	recent map[uint64]*recentID
+	n      int         // entries in recent
+	queue  []*recentID // recent's entries, oldest first (queue[head:])
 	head   int
-	old    [3]fpSet  // see role
-	pinned [3]string // the last prompt's id and daemon id, the last attempt's daemon id
+	slab   []recentID // where new entries are carved from (one allocation per slabSize ids)
+	old    [3]fpSet   // see role
+	pinned [3]string  // the last prompt's id and daemon id, the last attempt's daemon id
 }
 
 // recentID is one id's exact counts in every role since it entered the
 // recent set (the fields of idCount, the tag count, promptHint and
 // resultHint, and the daemon hint count).
 type recentID struct {
+	id             string    // the id
+	h              uint64    // its hash, recent's key
+	next           *recentID // the next entry of the same hash
 	calls, results int32
 	tags           int32
 	prompts        int32
@@ -63,6 +73,13 @@ var (
 // counted exactly; a few hundred KiB.
 const defaultRecent = 4096
 
+// slabSize is how many entries one allocation holds: a long session meets
+// a new id every few records (a call id, a prompt id, a daemon id), and one
+// allocation each was a tenth of the fold's cost. An entry is never reused
+// (a retired one stays in its slab, which is garbage once all of its
+// entries are retired), so a pointer at returned cannot change owner.
+const slabSize = 128
+
 var fpSeed = maphash.MakeSeed()
 
 func newFPCounts(hash func(string) uint64, limit int) *fpCounts {
@@ -75,21 +92,30 @@ func newFPCounts(hash func(string) uint64, limit int) *fpCounts {
 	limit = max(limit, 4)
 	// Not presized: most sessions are far shorter than limit ids, and the
 	// simulator starts a fold per scenario.
-	return &fpCounts{hash: hash, limit: limit, recent: map[string]*recentID{}}
+	return &fpCounts{hash: hash, limit: limit, recent: map[uint64]*recentID{}}
 }
 
 // at returns id's recent entry, creating it (the key cloned: a record's
 // strings share one allocation) and moving the oldest id that is not
 // pinned to the old table when the recent set is full.
 func (c *fpCounts) at(id string) *recentID {
-	if e, ok := c.recent[id]; ok {
-		return e
+	h := c.hash(id)
+	first := c.recent[h]
+	for e := first; e != nil; e = e.next {
+		if e.id == id {
+			return e
+		}
 	}
-	id = strings.Clone(id)
-	e := &recentID{}
-	c.recent[id] = e
-	c.queue = append(c.queue, id)
-	for len(c.recent) > c.limit {
+	if len(c.slab) == 0 {
+		c.slab = make([]recentID, slabSize)
+	}
+	e := &c.slab[0]
+	c.slab = c.slab[1:]
+	e.id, e.h, e.next = strings.Clone(id), h, first
+	c.recent[h] = e
+	c.n++
+	c.queue = append(c.queue, e)
+	for c.n > c.limit {
 		c.retireOldest()
 	}
 	return e
@@ -112,13 +138,13 @@ func (c *fpCounts) isPinned(id string) bool {
 // of the queue when it is pinned (at most three are, and limit is at least
 // four, so a call of at ends).
 func (c *fpCounts) retireOldest() {
-	id := c.queue[c.head]
-	c.queue[c.head] = ""
+	e := c.queue[c.head]
+	c.queue[c.head] = nil
 	c.head++
+	id := e.id
 	if c.isPinned(id) {
-		c.queue = append(c.queue, id)
+		c.queue = append(c.queue, e)
 	} else {
-		e := c.recent[id]
 		var bits [3]uint32
 		for _, r := range []struct {
 			held bool
@@ -135,14 +161,13 @@ func (c *fpCounts) retireOldest() {
 			}
 		}
 		if bits != [3]uint32{} {
-			fp := c.hash(id)
 			for t, b := range bits {
 				if b != 0 {
-					c.old[t].add(fp, b)
+					c.old[t].add(e.h, b)
 				}
 			}
 		}
-		delete(c.recent, id)
+		c.unlink(e)
 	}
 	if c.head > len(c.queue)/2 {
 		n := copy(c.queue, c.queue[c.head:])
@@ -156,9 +181,32 @@ func (c *fpCounts) sure(id string, r role) bool {
 	return !c.old[r.table].has(c.hash(id), r.bit)
 }
 
+// unlink takes e out of recent, and drops what it points to: a retired
+// entry's slab may outlive it, and must not keep its strings or another
+// entry alive.
+func (c *fpCounts) unlink(e *recentID) {
+	c.n--
+	switch first := c.recent[e.h]; {
+	case first == e && e.next == nil:
+		delete(c.recent, e.h)
+	case first == e:
+		c.recent[e.h] = e.next
+	default:
+		for p := first; p != nil; p = p.next {
+			if p.next == e {
+				p.next = e.next
+				break
+			}
+		}
+	}
+	e.id, e.promptDaemon, e.next = "", "", nil
+}
+
 func (c *fpCounts) peek(id string) recentID {
-	if e, ok := c.recent[id]; ok {
-		return *e
+	for e := c.recent[c.hash(id)]; e != nil; e = e.next {
+		if e.id == id {
+			return *e
+		}
 	}
 	return recentID{}
 }
@@ -166,7 +214,7 @@ func (c *fpCounts) peek(id string) recentID {
 // clearHistory forgets the tool-call ids and prompt tags (a compression
 // replaces the history; the settlement hints stay).
 func (c *fpCounts) clearHistory() {
-	for _, e := range c.recent {
+	for _, e := range c.queue[c.head:] {
 		e.calls, e.results, e.tags = 0, 0, 0
 	}
 	c.old[roleTool.table].clearRoles(roleTool.bit)

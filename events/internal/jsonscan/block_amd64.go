@@ -17,3 +17,9 @@ var haveVector = cpu.X86.HasAVX2
 //
 //go:noescape
 func classify64(blk *[64]byte) (bs, stop, odd, high uint64)
+
+// plainBlocks is plainBlocksSpec (block.go) as one AVX2 loop
+// (block_amd64.s): the blocks of a long string cost no call each.
+//
+//go:noescape
+func plainBlocks(b []byte, i int, carry uint64) (j int, carryOut, seen, high, bs, stop, odd, blkHigh uint64)

@@ -103,3 +103,58 @@ func FuzzClassify64(f *testing.F) {
 		}
 	})
 }
+
+// checkPlainBlocks holds plainBlocks (the AVX2 loop where built) to
+// plainBlocksSpec from every offset of data, with either carry in.
+func checkPlainBlocks(t *testing.T, data []byte) {
+	t.Helper()
+	for i := range data {
+		for carry := range uint64(2) {
+			j, c, seen, high, bs, stop, odd, bh := plainBlocks(data, i, carry)
+			wj, wc, wseen, whigh, wbs, wstop, wodd, wbh := plainBlocksSpec(data, i, carry)
+			if j != wj || c != wc || seen != wseen || (high != 0) != (whigh != 0) || bs != wbs || stop != wstop || odd != wodd || bh != wbh {
+				t.Fatalf("plainBlocks(%q, %d, %d) = %d %d %x %x %x %x %x %x\nwant %d %d %x %x %x %x %x %x",
+					data, i, carry, j, c, seen, high, bs, stop, odd, bh, wj, wc, wseen, whigh, wbs, wstop, wodd, wbh)
+			}
+		}
+	}
+}
+
+// The plain-block loop against its specification: strings of the pieces
+// that end or refuse a run (quotes, control bytes, escaped or not; \u;
+// backslash runs across blocks; non-ASCII bytes) between runs of plain
+// bytes long enough to pass several blocks.
+func TestPlainBlocks(t *testing.T) {
+	t.Logf("vector code: %v", haveVector)
+	r := rand.New(rand.NewPCG(11, 12))
+	pieces := append([]string{strings.Repeat("p", 64), strings.Repeat("q", 130), "\xc3\xa9" + strings.Repeat("r", 70)}, stringPieces...)
+	for range 3000 {
+		var b strings.Builder
+		for n := r.IntN(12); n >= 0; n-- {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		checkPlainBlocks(t, []byte(b.String()))
+	}
+	for n := 1; n <= 130; n++ {
+		for _, end := range []string{`"`, "n", "u0041", "\x01", "\x80"} {
+			checkPlainBlocks(t, []byte(strings.Repeat("a", 150-n%64)+strings.Repeat(`\`, n)+end+strings.Repeat("z", 140)))
+		}
+	}
+}
+
+// FuzzPlainBlocks: the plain-block loop and its specification on any
+// input (repeated to at least three blocks).
+func FuzzPlainBlocks(f *testing.F) {
+	f.Add([]byte(`abc\\\"def\u0041` + "\x00\xff"))
+	f.Add([]byte(strings.Repeat(`\n\t`, 20) + `"`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || len(data) > 1<<12 {
+			return
+		}
+		b := data
+		for len(b) < 200 {
+			b = append(b, data...)
+		}
+		checkPlainBlocks(t, b)
+	})
+}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tailproof/tailproof"
 	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/ledger"
 	"github.com/tailproof/tailproof/events/qwen"
@@ -104,32 +104,64 @@ func (f *FileReport) Warnings(role string) []string {
 // keeps the first positions. It keeps nothing per prompt: the clock check
 // against each prompt's admission is the façade's (tailproof.Reconcile).
 func ScanLedger(r io.Reader) (FileReport, error) {
-	rep := FileReport{Present: true, Checked: true, Records: new(int), First: []Position{}}
-	for line, err := range events.Lines(r, 0) {
-		if err != nil {
-			return rep, err
-		}
-		var bad string
-		switch {
-		case line.TooLong:
-			bad = fmt.Sprintf("a %d-byte line, longer than any record", line.Size)
-		case len(bytes.TrimSpace(line.Bytes)) == 0:
-			continue
-		default:
-			_, derr := ledger.Decode(line.Bytes)
-			if derr == nil {
-				*rep.Records++
-				continue
-			}
-			bad = derr.Error()
-		}
-		rep.Undecodable++
-		rep.TornTail = !line.Terminated
-		if len(rep.First) < FirstPositions {
-			rep.First = append(rep.First, Position{Line: line.Pos.Line, Offset: line.Pos.Offset, Reason: bad})
-		}
+	var c LedgerCollector
+	n, _, err := ledger.ReadEachLine(r, false, nil, func(l events.Line, err error) {
+		c.Dropped(tailproof.LedgerLine{Pos: l.Pos, Terminated: l.Terminated, Size: l.Size, Err: err})
+	})
+	if err != nil {
+		return c.report(), err
 	}
-	return rep, nil
+	c.Read(n)
+	return c.Report()
+}
+
+// LedgerCollector builds a ledger's FileReport from a read of it: the
+// reconcile command hands it to tailproof.Reconcile (Options.LedgerReport)
+// so that the ledger is read once for the decision and the report.
+type LedgerCollector struct {
+	rep  FileReport
+	read bool
+}
+
+// Dropped notes an undecodable line (the first FirstPositions positions
+// are kept).
+func (c *LedgerCollector) Dropped(l tailproof.LedgerLine) {
+	bad := ""
+	if errors.Is(l.Err, ledger.ErrLineTooLong) {
+		bad = fmt.Sprintf("a %d-byte line, longer than any record", l.Size)
+	} else if l.Err != nil {
+		bad = l.Err.Error()
+	}
+	c.rep.Undecodable++
+	c.rep.TornTail = !l.Terminated
+	if len(c.rep.First) < FirstPositions {
+		c.rep.First = append(c.rep.First, Position{Line: l.Pos.Line, Offset: l.Pos.Offset, Reason: bad})
+	}
+}
+
+// Read notes the end of the read and its number of records.
+func (c *LedgerCollector) Read(records int) {
+	c.rep.Records, c.read = &records, true
+}
+
+func (c *LedgerCollector) report() FileReport {
+	rep := c.rep
+	rep.Present, rep.Checked = true, true
+	if rep.Records == nil {
+		rep.Records = new(int)
+	}
+	if rep.First == nil {
+		rep.First = []Position{}
+	}
+	return rep
+}
+
+// Report is the ledger's report; ok false when no read of it ended.
+func (c *LedgerCollector) Report() (FileReport, error) {
+	if !c.read {
+		return c.report(), errors.New("the ledger was not read")
+	}
+	return c.report(), nil
 }
 
 // ScanTranscript indexes a transcript as Qwen's loader reads it

@@ -2,11 +2,18 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/tailproof/tailproof"
+	"github.com/tailproof/tailproof/adapters/jsonl"
+	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/ledger"
 )
 
@@ -90,5 +97,46 @@ func TestScanTranscript(t *testing.T) {
 	rep, err = ScanTranscript(open("garbage\n"+rec+"\n"+`{"uuid":"u2","type":"bogus"}`+"\n"+rec[:30]), 0)
 	if err != nil || *rep.Records != 1 || rep.Undecodable != 3 || !rep.TornTail || rep.First[0].Line != 1 || rep.First[2].Line != 4 {
 		t.Fatalf("mixed: %+v %v", rep, err)
+	}
+}
+
+// The reconcile command's ledger report comes from the decision's own read
+// of the ledger (tailproof.Options.LedgerReport): it must be what
+// ScanLedger, a read of its own, reports — records, undecodable lines,
+// their first positions and reasons, a torn tail — and the same whether or
+// not the compact ledger fold needs a second, exact read.
+func TestLedgerCollectorMatchesScan(t *testing.T) {
+	const sid = "b0000000-0000-4000-8000-000000000001"
+	var many strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&many, "{\"v\":1,\"promptId\":\"p%d\",\"state\":\"in_flight\",\"at\":%d}\n", i, 1767225600000+2*i)
+		fmt.Fprintf(&many, "{\"v\":1,\"promptId\":\"p%d\",\"terminal\":\"completed\",\"at\":%d}\n", i, 1767225600001+2*i)
+	}
+	for _, data := range []string{
+		"", inFlight + "\n", inFlight + "\n{\"v\":1,\"prom", "\n\n  \nnot json\n" + inFlight,
+		inFlight + "\n" + strings.Repeat("x", events.DefaultMaxLineBytes+10) + "\n{\"v\":2}\n[]\nnull\n",
+		// p1 again, settled and retired from the compact window long ago: an
+		// exact second read.
+		many.String() + "junk\n" + inFlight + "\n",
+	} {
+		want, err := ScanLedger(strings.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		store := memory.NewQwenStore()
+		lp, _ := store.Layout().LedgerPath(sid, jsonl.Active)
+		store.Mem().WriteFile(lp, []byte(data), 0o600)
+		var c LedgerCollector
+		if _, err := tailproof.Reconcile(context.Background(), store, sid, tailproof.Options{
+			Now: func() int64 { return 1767225700000 }, DryRun: true, LedgerReport: &c}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Report()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("ledger of %d bytes: report differs (-scan +reconcile):\n%s", len(data), d)
+		}
 	}
 }
