@@ -54,3 +54,10 @@ func TestBenchTranscriptDecides(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRecord is the per-record work alone: the lines of the first ten
+// turns of the small shape, decoded one by one from memory (no framing),
+// ns and allocations per record.
+func BenchmarkRecord(b *testing.B) {
+	turntest.BenchRecords(b, claude.Codec{}, transcript(b, "small", 1<<20), 10*6)
+}

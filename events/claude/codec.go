@@ -34,8 +34,49 @@ type decoder struct {
 	strs    objscan.Strings
 	hasType bool
 	content int // a content array read after the message, when its role came after it
-	// slab hands out Records a chunk at a time (see events/codex).
-	slab []Record
+	// slab hands out Records a chunk at a time (see events/codex), and
+	// blockSlab their Blocks.
+	slab      []Record
+	blockSlab []Block
+	// pending holds the blocks read since the last flushBlocks, their
+	// strings as places in strs (Finish makes them strings).
+	pending []pendingBlock
+}
+
+// pendingBlock is a Block whose strings are still places in the decoder's
+// Strings: one allocation for all of a record's strings, blocks included,
+// instead of one per block field.
+type pendingBlock struct {
+	typ                              string // a known type's constant, else typSpan
+	typSpan, text, id, name, toolUse objscan.Span
+	isError                          bool
+}
+
+// flushBlocks appends the pending blocks to the record, after Finish.
+func (d *decoder) flushBlocks() {
+	n := len(d.pending)
+	if n == 0 {
+		return
+	}
+	if len(d.blockSlab) < n {
+		d.blockSlab = make([]Block, max(64, n))
+	}
+	bs := d.blockSlab[:n:n]
+	d.blockSlab = d.blockSlab[n:]
+	for i, p := range d.pending {
+		t := p.typ
+		if t == "" {
+			t = d.strs.At(p.typSpan)
+		}
+		bs[i] = Block{Type: t, Text: d.strs.At(p.text), ID: d.strs.At(p.id), Name: d.strs.At(p.name),
+			ToolUseID: d.strs.At(p.toolUse), IsError: p.isError}
+	}
+	d.pending = d.pending[:0]
+	if d.rec.Blocks == nil {
+		d.rec.Blocks = bs
+	} else {
+		d.rec.Blocks = append(d.rec.Blocks, bs...)
+	}
 }
 
 func (d *decoder) newRecord() *Record {
@@ -77,7 +118,7 @@ func (Codec) DecodeLine(dst []events.Event, line events.Line) ([]events.Event, e
 }
 
 func (d *decoder) decode(b []byte, i int) (*Record, error) {
-	*d = decoder{b: b, strs: d.strs, content: -1, slab: d.slab}
+	*d = decoder{b: b, strs: d.strs, content: -1, slab: d.slab, blockSlab: d.blockSlab, pending: d.pending[:0]}
 	d.rec = d.newRecord()
 	d.strs.Reset()
 	end, err := objscan.Object(b, i, 1, maxDepth, d.top)
@@ -91,9 +132,15 @@ func (d *decoder) decode(b []byte, i int) (*Record, error) {
 		return nil, errors.New("no type string")
 	}
 	d.strs.Finish()
+	d.flushBlocks()
 	rec := d.rec
 	if d.content >= 0 {
-		d.blocks(d.content, rec.Type != TypeAssistant)
+		// The record's strings are strings now: the deferred content's
+		// go into a second buffer.
+		d.strs.Reset()
+		_, _ = d.blocks(d.content, rec.Type != TypeAssistant)
+		d.strs.Finish()
+		d.flushBlocks()
 	}
 	rec.TimeMs, rec.TimeOK = objscan.Timestamp(rec.Timestamp)
 	return rec, nil
@@ -104,11 +151,12 @@ func (d *decoder) top(key []byte, v int) (int, error) {
 	var dst *string
 	switch string(key) {
 	case "type":
-		ok, end, err := d.strs.Add(&rec.Type, b, v, 1, maxDepth)
+		ok, end, err := d.strs.AddKnown(&rec.Type, b, v, 1, maxDepth, knownType)
 		d.hasType = ok
 		return end, err
 	case "subtype":
-		dst = &rec.Subtype
+		_, end, err := d.strs.AddKnown(&rec.Subtype, b, v, 1, maxDepth, knownSubtype)
+		return end, err
 	case "uuid":
 		dst = &rec.UUID
 	case "parentUuid":
@@ -236,13 +284,18 @@ func (d *decoder) message(key []byte, v int) (int, error) {
 	case "id":
 		dst = &rec.MessageID
 	case "role":
+		// Read at once, not at Finish: the content's walk depends on it.
+		if k, end, ok := objscan.Known(b, v, knownRole); ok {
+			rec.Role = k
+			return end, nil
+		}
 		s, _, end, err := objscan.String(b, v, 2, maxDepth)
 		rec.Role = s
 		return end, err
 	case "model":
 		dst = &rec.Model
 	case "stop_reason":
-		ok, end, err := d.strs.Add(&rec.StopReason, b, v, 2, maxDepth)
+		ok, end, err := d.strs.AddKnown(&rec.StopReason, b, v, 2, maxDepth, knownStop)
 		rec.HasStopReason = ok
 		return end, err
 	case "content":
@@ -284,53 +337,46 @@ func (d *decoder) blocks(v int, keepText bool) (int, error) {
 		if b[e] != '{' {
 			return objscan.Skip(b, e, 3, maxDepth)
 		}
-		var bl Block
+		var bl pendingBlock
 		end, err := objscan.Object(b, e, 4, maxDepth, func(key []byte, v int) (int, error) {
-			var dst *string
+			var dst *objscan.Span
 			switch string(key) {
 			case "type":
-				dst = &bl.Type
+				if k, end, ok := objscan.Known(b, v, knownBlock); ok {
+					bl.typ, bl.typSpan = k, objscan.Span{}
+					return end, nil
+				}
+				bl.typ = ""
+				dst = &bl.typSpan
 			case "id":
-				dst = &bl.ID
+				dst = &bl.id
 			case "name":
-				dst = &bl.Name
+				dst = &bl.name
 			case "tool_use_id":
-				dst = &bl.ToolUseID
+				dst = &bl.toolUse
 			case "is_error":
 				x, _, end, err := objscan.Bool(b, v, 4, maxDepth)
-				bl.IsError = x
+				bl.isError = x
 				return end, err
 			case "text":
 				if keepText {
-					dst = &bl.Text
+					dst = &bl.text
 				}
 			}
 			if dst == nil {
 				return objscan.Skip(b, v, 4, maxDepth)
 			}
-			s, _, end, err := objscan.String(b, v, 4, maxDepth)
-			*dst = s
+			sp, _, end, err := d.strs.Span(b, v, 4, maxDepth)
+			*dst = sp
 			return end, err
 		})
-		rec.Blocks = append(rec.Blocks, bl)
+		d.pending = append(d.pending, bl)
 		return end, err
 	})
 }
 
-var kinds = func() map[[2]string]events.Kind {
-	m := map[[2]string]events.Kind{}
-	for _, t := range []string{TypeUser, TypeAssistant, TypeSystem, TypeAttachment, TypeSummary,
-		TypeFileHistorySnapshot, TypeQueueOperation, TypeProgress} {
-		m[[2]string{t, ""}] = events.Kind("claude." + t)
-	}
-	for _, st := range []string{"turn_duration", "stop_hook_summary", "compact_boundary", "api_error", "local_command", "informational"} {
-		m[[2]string{TypeSystem, st}] = events.Kind("claude.system/" + st)
-	}
-	return m
-}()
-
 func kindOf(rec *Record) events.Kind {
-	if k, ok := kinds[[2]string{rec.Type, rec.Subtype}]; ok {
+	if k := knownKind(rec.Type, rec.Subtype); k != "" {
 		return k
 	}
 	if rec.Subtype != "" {

@@ -154,7 +154,7 @@ func (d *decoder) top(key []byte, v int) (int, error) {
 		d.hasTS = ok
 		return end, err
 	case "type":
-		ok, end, err := d.strs.Add(&rec.Type, b, v, 1, maxDepth)
+		ok, end, err := d.strs.AddKnown(&rec.Type, b, v, 1, maxDepth, knownItem)
 		d.hasType = ok
 		return end, err
 	case "ordinal":
@@ -177,7 +177,7 @@ func (d *decoder) member(key []byte, v int) (int, error) {
 	var dst *string
 	switch string(key) {
 	case "type":
-		ok, end, err := d.strs.Add(&rec.PayloadType, b, v, 2, maxDepth)
+		ok, end, err := d.strs.AddKnown(&rec.PayloadType, b, v, 2, maxDepth, knownPayload)
 		d.hasPayloadType = ok
 		return end, err
 	case "id":
@@ -189,9 +189,11 @@ func (d *decoder) member(key []byte, v int) (int, error) {
 	case "name":
 		dst = &rec.Name
 	case "role":
-		dst = &rec.Role
+		_, end, err := d.strs.AddKnown(&rec.Role, b, v, 2, maxDepth, knownRole)
+		return end, err
 	case "phase":
-		dst = &rec.Phase
+		_, end, err := d.strs.AddKnown(&rec.Phase, b, v, 2, maxDepth, knownPhase)
+		return end, err
 	case "reason":
 		dst = &rec.Reason
 	case "kind":
@@ -273,26 +275,11 @@ func inputText(b []byte, v int) string {
 	return string(out)
 }
 
-// kinds holds the kinds of the item and payload types this codec names, so
-// that the common records cost no concatenation.
-var kinds = func() map[[2]string]events.Kind {
-	m := map[[2]string]events.Kind{}
-	for _, t := range []string{ItemSessionMeta, ItemCompacted, ItemTurnContext} {
-		m[[2]string{t, ""}] = events.Kind("codex." + t)
-	}
-	for _, p := range []string{"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-		"custom_tool_call_output", "local_shell_call", "web_search_call", "ghost_snapshot", "compaction"} {
-		m[[2]string{ItemResponseItem, p}] = events.Kind("codex.response_item/" + p)
-	}
-	for _, p := range []string{"task_started", "task_complete", "turn_aborted", "user_message", "agent_message",
-		"agent_reasoning", "token_count", "exec_command_end", "patch_apply_end", "context_compacted", "error"} {
-		m[[2]string{ItemEventMsg, p}] = events.Kind("codex.event_msg/" + p)
-	}
-	return m
-}()
-
+// kindOf is the record's kind. The kinds of the item and payload types
+// this codec names are constants, so that the common records cost no
+// concatenation and no lookup keyed by two strings.
 func kindOf(rec *Record) events.Kind {
-	if k, ok := kinds[[2]string{rec.Type, rec.PayloadType}]; ok {
+	if k := knownKind(rec.Type, rec.PayloadType); k != "" {
 		return k
 	}
 	if rec.PayloadType != "" {
