@@ -2,6 +2,7 @@ package events
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"iter"
@@ -32,6 +33,21 @@ type Line struct {
 // for any one line (max <= 0 means DefaultMaxLineBytes). An I/O error from r is
 // yielded once, after which the sequence ends.
 func Lines(r io.Reader, max int) iter.Seq2[Line, error] {
+	return lines(r, max, nil)
+}
+
+// fuser decodes the line that starts b where it lies in the reader's
+// buffer (Decode's call of FusedCodec.DecodeFused): n is the index of the
+// newline that ends it; ok false has the line framed and yielded as any
+// other; stop ends the iteration (the consumer is done).
+type fuser func(b []byte, pos Position, max int) (n int, ok, stop bool)
+
+// lines is Lines, fusing the lines it can with fuse (nil: none). A fused
+// line is read where it lies in the buffer, without the search for its
+// newline; only when the buffer holds a newline at or after the line's
+// start (lastNL), else the line runs past the buffered data and parsing
+// it there would only be undone.
+func lines(r io.Reader, max int, fuse fuser) iter.Seq2[Line, error] {
 	if max <= 0 {
 		max = DefaultMaxLineBytes
 	}
@@ -52,8 +68,33 @@ func Lines(r io.Reader, max int) iter.Seq2[Line, error] {
 			acc    []byte
 			offset int64
 			line   = 1
+			// seen is the offset up to which buffered data was searched
+			// for its last newline, lastNL that newline's offset (-1: none).
+			seen, lastNL int64 = 0, -1
 		)
 		for {
+			if n := br.Buffered(); fuse != nil && n > 0 {
+				buf, _ := br.Peek(n) // buffered: no read, no error
+				if end := offset + int64(n); end > seen {
+					from := int(max64(seen-offset, 0))
+					if k := lastNewline(buf[from:]); k >= 0 {
+						lastNL = offset + int64(from+k)
+					}
+					seen = end
+				}
+				if lastNL >= offset && buf[0] == '{' {
+					m, ok, stop := fuse(buf, Position{Line: line, Offset: offset}, max)
+					if stop {
+						return
+					}
+					if ok {
+						_, _ = br.Discard(m + 1)
+						offset += int64(m + 1)
+						line++
+						continue
+					}
+				}
+			}
 			chunk, err := br.ReadSlice('\n')
 			if err == bufio.ErrBufferFull {
 				// A long line: accumulate up to max, then skip the rest.
@@ -130,4 +171,37 @@ func Lines(r io.Reader, max int) iter.Seq2[Line, error] {
 			}
 		}
 	}
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// lastNewline is the index of the last '\n' in b, or -1. bytes.LastIndexByte
+// reads a byte at a time; this searches windows from the end forward with
+// bytes.IndexByte, which reads many at once, so finding a newline a long
+// line back costs about what framing that line would.
+func lastNewline(b []byte) int {
+	const window = 4 << 10
+	for hi := len(b); hi > 0; hi -= window {
+		lo := hi - window
+		if lo < 0 {
+			lo = 0
+		}
+		at := -1
+		for w := b[lo:hi]; ; {
+			j := bytes.IndexByte(w, '\n')
+			if j < 0 {
+				break
+			}
+			at, w = hi-len(w)+j, w[j+1:]
+		}
+		if at >= 0 {
+			return at
+		}
+	}
+	return -1
 }

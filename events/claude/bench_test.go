@@ -61,3 +61,12 @@ func TestBenchTranscriptDecides(t *testing.T) {
 func BenchmarkRecord(b *testing.B) {
 	turntest.BenchRecords(b, claude.Codec{}, transcript(b, "small", 1<<20), 10*6)
 }
+
+// TestFusedShapes: on every bench shape, the fused line read decodes what
+// framing each line first does (the scenario files check the damaged and
+// odd lines).
+func TestFusedShapes(t *testing.T) {
+	for _, name := range shape.Names {
+		turntest.SameFused(t, claude.Harness(), transcript(t, name, 256<<10))
+	}
+}

@@ -41,6 +41,9 @@ type decoder struct {
 	// pending holds the blocks read since the last flushBlocks, their
 	// strings as places in strs (Finish makes them strings).
 	pending []pendingBlock
+	// longs holds the long strings skipped, for the fused read's check
+	// that a line parsed in the reader's buffer is one line.
+	longs objscan.Longs
 }
 
 // pendingBlock is a Block whose strings are still places in the decoder's
@@ -106,28 +109,71 @@ func (Codec) DecodeLine(dst []events.Event, line events.Line) ([]events.Event, e
 	if err != nil {
 		return dst, fmt.Errorf("claude: %w: %w", ErrNotRecord, err)
 	}
-	return append(dst, events.Event{
+	return append(dst, event(rec, line.Pos)), nil
+}
+
+func event(rec *Record, pos events.Position) events.Event {
+	return events.Event{
 		Stream:     "claude_transcript",
-		Pos:        line.Pos,
+		Pos:        pos,
 		UUID:       rec.UUID,
 		ParentUUID: rec.ParentUUID,
 		Time:       events.Time{Ms: rec.TimeMs, OK: rec.TimeOK},
 		Kind:       kindOf(rec),
 		Body:       rec,
-	}), nil
+	}
+}
+
+// DecodeFused implements events.FusedCodec: the line at the start of b is
+// parsed where it lies, and is fused when the object is directly followed
+// by its newline, holds no other outside its long strings (which, being
+// JSON strings, hold none) and decodes without error — exactly the lines
+// DecodeLine decodes without error from b[:n], with the same result.
+func (Codec) DecodeFused(dst []events.Event, b []byte, pos events.Position, max int) ([]events.Event, int, bool) {
+	if len(b) == 0 || b[0] != '{' {
+		return dst, 0, false
+	}
+	d := decoders.Get().(*decoder)
+	defer func() {
+		d.b, d.rec = nil, nil
+		decoders.Put(d)
+	}()
+	n, err := d.parse(b, 0)
+	if err != nil || n >= len(b) || b[n] != '\n' || n > max {
+		return dst, 0, false
+	}
+	d.b = b[:n]
+	if !d.longs.Gaps(d.b, objscan.NoNewline) {
+		return dst, 0, false
+	}
+	rec, err := d.finish()
+	if err != nil {
+		return dst, 0, false
+	}
+	return append(dst, event(rec, pos)), n, true
 }
 
 func (d *decoder) decode(b []byte, i int) (*Record, error) {
-	*d = decoder{b: b, strs: d.strs, content: -1, slab: d.slab, blockSlab: d.blockSlab, pending: d.pending[:0]}
-	d.rec = d.newRecord()
-	d.strs.Reset()
-	end, err := objscan.Object(b, i, 1, maxDepth, d.top)
+	end, err := d.parse(b, i)
 	if err != nil {
 		return nil, err
 	}
 	if j := jsonscan.SkipSpace(b, end); j != len(b) {
 		return nil, fmt.Errorf("byte %d: trailing bytes after the record", j)
 	}
+	return d.finish()
+}
+
+// parse reads the object at b[i] into a new record and returns where it ends.
+func (d *decoder) parse(b []byte, i int) (int, error) {
+	*d = decoder{b: b, strs: d.strs, content: -1, slab: d.slab, blockSlab: d.blockSlab, pending: d.pending[:0]}
+	d.rec = d.newRecord()
+	d.strs.Reset()
+	return objscan.Object(b, i, 1, maxDepth, d.top)
+}
+
+// finish checks and completes the record parse read.
+func (d *decoder) finish() (*Record, error) {
 	if !d.hasType {
 		return nil, errors.New("no type string")
 	}
@@ -195,27 +241,27 @@ func (d *decoder) top(key []byte, v int) (int, error) {
 		return flag(&rec.PreventedContinuation, b, v)
 	case "origin":
 		if b[v] != '{' {
-			return objscan.Skip(b, v, 1, maxDepth)
+			return d.longs.Skip(b, v, 1, maxDepth)
 		}
 		return objscan.Object(b, v, 2, maxDepth, func(key []byte, v int) (int, error) {
 			if string(key) == "kind" {
 				_, end, err := d.strs.Add(&rec.OriginKind, b, v, 2, maxDepth)
 				return end, err
 			}
-			return objscan.Skip(b, v, 2, maxDepth)
+			return d.longs.Skip(b, v, 2, maxDepth)
 		})
 	case "message":
 		if b[v] != '{' {
-			return objscan.Skip(b, v, 1, maxDepth)
+			return d.longs.Skip(b, v, 1, maxDepth)
 		}
 		return objscan.Object(b, v, 2, maxDepth, d.message)
 	case "attachment":
 		if b[v] != '{' {
-			return objscan.Skip(b, v, 1, maxDepth)
+			return d.longs.Skip(b, v, 1, maxDepth)
 		}
 		return objscan.Object(b, v, 2, maxDepth, d.attachment)
 	default:
-		return objscan.Skip(b, v, 1, maxDepth)
+		return d.longs.Skip(b, v, 1, maxDepth)
 	}
 	_, end, err := d.strs.Add(dst, b, v, 1, maxDepth)
 	return end, err
@@ -240,11 +286,11 @@ func (d *decoder) attachment(key []byte, v int) (int, error) {
 			var parts []byte
 			end, err := objscan.Array(b, v, 3, maxDepth, func(e int) (int, error) {
 				if b[e] != '{' {
-					return objscan.Skip(b, e, 3, maxDepth)
+					return d.longs.Skip(b, e, 3, maxDepth)
 				}
 				return objscan.Object(b, e, 4, maxDepth, func(key []byte, v int) (int, error) {
 					if string(key) != "text" {
-						return objscan.Skip(b, v, 4, maxDepth)
+						return d.longs.Skip(b, v, 4, maxDepth)
 					}
 					s, _, end, err := objscan.String(b, v, 4, maxDepth)
 					if len(parts) > 0 {
@@ -261,17 +307,17 @@ func (d *decoder) attachment(key []byte, v int) (int, error) {
 		return end, err
 	case "origin":
 		if b[v] != '{' {
-			return objscan.Skip(b, v, 2, maxDepth)
+			return d.longs.Skip(b, v, 2, maxDepth)
 		}
 		return objscan.Object(b, v, 3, maxDepth, func(key []byte, v int) (int, error) {
 			if string(key) == "kind" {
 				_, end, err := d.strs.Add(&rec.AttachmentOrigin, b, v, 3, maxDepth)
 				return end, err
 			}
-			return objscan.Skip(b, v, 3, maxDepth)
+			return d.longs.Skip(b, v, 3, maxDepth)
 		})
 	}
-	return objscan.Skip(b, v, 2, maxDepth)
+	return d.longs.Skip(b, v, 2, maxDepth)
 }
 
 // message reads the message object in the same pass. Its content is walked
@@ -306,17 +352,17 @@ func (d *decoder) message(key []byte, v int) (int, error) {
 				_, end, err := d.strs.Add(&rec.Text, b, v, 2, maxDepth)
 				return end, err
 			}
-			return objscan.Skip(b, v, 2, maxDepth)
+			return d.longs.Skip(b, v, 2, maxDepth)
 		case b[v] == '[' && rec.Role != "":
 			return d.blocks(v, rec.Role != "assistant")
 		}
-		end, err := objscan.Skip(b, v, 2, maxDepth)
+		end, err := d.longs.Skip(b, v, 2, maxDepth)
 		if b[v] == '"' || b[v] == '[' {
 			d.content = v
 		}
 		return end, err
 	default:
-		return objscan.Skip(b, v, 2, maxDepth)
+		return d.longs.Skip(b, v, 2, maxDepth)
 	}
 	_, end, err := d.strs.Add(dst, b, v, 2, maxDepth)
 	return end, err
@@ -335,7 +381,7 @@ func (d *decoder) blocks(v int, keepText bool) (int, error) {
 	}
 	return objscan.Array(b, v, 3, maxDepth, func(e int) (int, error) {
 		if b[e] != '{' {
-			return objscan.Skip(b, e, 3, maxDepth)
+			return d.longs.Skip(b, e, 3, maxDepth)
 		}
 		var bl pendingBlock
 		end, err := objscan.Object(b, e, 4, maxDepth, func(key []byte, v int) (int, error) {
@@ -364,7 +410,7 @@ func (d *decoder) blocks(v int, keepText bool) (int, error) {
 				}
 			}
 			if dst == nil {
-				return objscan.Skip(b, v, 4, maxDepth)
+				return d.longs.Skip(b, v, 4, maxDepth)
 			}
 			sp, _, end, err := d.strs.Span(b, v, 4, maxDepth)
 			*dst = sp

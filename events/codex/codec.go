@@ -40,11 +40,10 @@ type decoder struct {
 	payload          bool // a payload object was read
 	hasPayloadType   bool
 	meta             Meta
-	// checked holds the long strings whose UTF-8 skip already vouched for
-	// (checkedUTF8); badUTF8 is set when one of them is invalid.
-	checked  [4]span
-	nchecked int
-	badUTF8  bool
+	// longs holds the long strings skip already checked for UTF-8
+	// (utf8.go); badUTF8 is set when one of them is invalid.
+	longs   objscan.Longs
+	badUTF8 bool
 	// slab hands out Records a chunk at a time: one allocation per 32
 	// records instead of one each (a chunk lives while any of its records
 	// does, about 10 KiB).
@@ -91,28 +90,68 @@ func (Codec) DecodeLine(dst []events.Event, line events.Line) ([]events.Event, e
 	if err != nil {
 		return dst, fmt.Errorf("codex: %w: %w", ErrNotRecord, err)
 	}
-	return append(dst, events.Event{
+	return append(dst, event(rec, line.Pos)), nil
+}
+
+func event(rec *Record, pos events.Position) events.Event {
+	return events.Event{
 		Stream: "codex_rollout",
-		Pos:    line.Pos,
+		Pos:    pos,
 		Time:   events.Time{Ms: rec.TimeMs, OK: rec.TimeOK},
 		Kind:   kindOf(rec),
 		Body:   rec,
-	}), nil
+	}
 }
 
 func (d *decoder) decode(b []byte, i int) (*Record, error) {
-	*d = decoder{b: b, strs: d.strs, slab: d.slab, checked: d.checked}
-	d.rec = d.newRecord()
-	meta := &d.meta
-	d.strs.Reset()
-	rec := d.rec
-	end, err := objscan.Object(b, i, 1, maxDepth, d.top)
+	end, err := d.parse(b, i)
 	if err != nil {
 		return nil, err
 	}
 	if j := jsonscan.SkipSpace(b, end); j != len(b) {
 		return nil, fmt.Errorf("byte %d: trailing bytes after the record", j)
 	}
+	return d.finish()
+}
+
+// DecodeFused implements events.FusedCodec: the line at the start of b is
+// parsed where it lies, and is fused when the object is directly followed
+// by its newline and holds no other (oneLine), decodes without error and
+// is valid UTF-8 — exactly the lines DecodeLine decodes without error from
+// b[:n], with the same result (the line's bytes are the same; only where
+// its end was found differs).
+func (Codec) DecodeFused(dst []events.Event, b []byte, pos events.Position, max int) ([]events.Event, int, bool) {
+	if len(b) == 0 || b[0] != '{' {
+		return dst, 0, false
+	}
+	d := decoders.Get().(*decoder)
+	defer func() {
+		d.b, d.rec = nil, nil
+		decoders.Put(d)
+	}()
+	n, err := d.parse(b, 0)
+	if err != nil || n >= len(b) || b[n] != '\n' || n > max {
+		return dst, 0, false
+	}
+	d.b = b[:n]
+	rec, err := d.finish()
+	if err != nil || !d.oneLine() {
+		return dst, 0, false
+	}
+	return append(dst, event(rec, pos)), n, true
+}
+
+// parse reads the object at b[i] into a new record and returns where it ends.
+func (d *decoder) parse(b []byte, i int) (int, error) {
+	*d = decoder{b: b, strs: d.strs, slab: d.slab}
+	d.rec = d.newRecord()
+	d.strs.Reset()
+	return objscan.Object(b, i, 1, maxDepth, d.top)
+}
+
+// finish checks and completes the record parse read.
+func (d *decoder) finish() (*Record, error) {
+	rec, meta := d.rec, &d.meta
 	if !d.hasTS {
 		return nil, errors.New("no timestamp string")
 	}
