@@ -5,9 +5,13 @@
 #
 # Runs simulations/bench/peers' BenchmarkSideBySide COUNT times (default 7):
 # per shape of simulations/bench/shape, each iteration reads the 16 MiB file
-# of each harness from disk through events.Lines and the harness's
-# Codec.DecodeLine — the same loop for the three — one after the other, the
-# first one rotating, and takes each decode's process CPU time. A run reports
+# of each harness from disk through events.Decode and the harness's codec —
+# the same loop for the three, the reader the CLI reads Codex and Claude
+# sessions with, fused where the codec offers it (events.FusedCodec; not
+# Qwen's) — one after the other, the first one rotating, and takes each
+# decode's process CPU time. FRAMED=1 runs BenchmarkSideBySideFramed
+# instead: every line framed first, so the codecs' DecodeLine alone are
+# compared. A run reports
 # each harness's MB per CPU-second and the median over its rounds of Codex's
 # and Claude's figure over Qwen's in the same round (codex/qwen,
 # claude/qwen): alternating per 16 MiB, a change in load falls on the three
@@ -27,7 +31,7 @@ out=${OUT:-$(mktemp -d)}
 cd "$(dirname "$0")/../.."
 go test -c -o "$out/peers.test" ./simulations/bench/peers
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$out/peers.test" -test.run '^$' -test.bench '^BenchmarkSideBySide$' -test.benchtime "$benchtime" -test.cpu 1 \
+"$out/peers.test" -test.run '^$' -test.bench "^BenchmarkSideBySide${FRAMED:+Framed}$" -test.benchtime "$benchtime" -test.cpu 1 \
 	-test.count "$count" | tee "$out/bench.txt" |
 	awk '/^BenchmarkSideBySide\// { s = $1; sub("BenchmarkSideBySide/", "", s); for (i = 4; i < NF; i++) if ($(i+1) ~ /\/qwen$|MB\/cpu-s$/) print s, $(i+1), $i }' >"$out/runs.txt"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -21,15 +21,15 @@ import (
 
 // The side-by-side decode benchmark (issue #15: each harness decodes at
 // least as fast as the Qwen codec, on every shape). Each codec reads its
-// shape's file the way every harness's file is read, through events.Lines
-// on the open file and Codec.DecodeLine per line — the codec contract, the
-// same loop for all three — and the three alternate within every iteration
+// shape's file from disk through events.Decode on the open file, as the
+// CLI reads a Codex or Claude session — the same loop for all three — and
+// the three alternate within every iteration
 // (the first one rotating), so a change in the machine's load falls on all
 // of them alike. Each decode's CPU time is the process's
 // (CLOCK_PROCESS_CPUTIME_ID, garbage collection included); the reported
-// codex/qwen and claude/qwen are the ratios of MB per CPU-second over the
-// run, which load cancels out of far better than it does out of runs of
-// separate benchmarks. simulations/harness/decodebench.sh runs it several
+// codex/qwen and claude/qwen are the medians over the rounds of the ratio
+// of MB per CPU-second in the same round, which load cancels out of far
+// better than it does out of runs of separate benchmarks. simulations/harness/decodebench.sh runs it several
 // times and reports each figure's median and spread.
 
 // size is each file's size: 16 MiB, as the per-codec BenchmarkDecode.
@@ -108,25 +108,22 @@ func cpuNanos() int64 {
 	return ts.Nano()
 }
 
-// decodeFile reads path through events.Lines and c, and returns how many
+// decodeFile reads path through events.Decode and c, and returns how many
 // events it decoded.
-func decodeFile(tb testing.TB, c events.Codec, path string, evs []events.Event) ([]events.Event, int) {
+func decodeFile(tb testing.TB, c events.Codec, path string, o events.Options) int {
 	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer f.Close()
 	n := 0
-	for line, err := range events.Lines(f, 0) {
+	for _, err := range events.Decode(f, c, o) {
 		if err != nil {
-			tb.Fatal(err)
+			tb.Fatalf("%s: %v", path, err)
 		}
-		if evs, err = c.DecodeLine(evs[:0], line); err != nil {
-			tb.Fatalf("%s: line %d: %v", path, line.Pos.Line, err)
-		}
-		n += len(evs)
+		n++
 	}
-	return evs, n
+	return n
 }
 
 // median is the middle of xs (the mean of the middle two for an even count):
@@ -146,8 +143,17 @@ func median(xs []float64) float64 {
 
 // BenchmarkSideBySide reports, per shape, each harness's MB per CPU-second
 // over the run and the median over the rounds of Codex's and Claude's
-// figure over Qwen's in the same round.
-func BenchmarkSideBySide(b *testing.B) {
+// figure over Qwen's in the same round, each file read by events.Decode as
+// the CLI reads a Codex or Claude session: with the fused line read where
+// the codec offers it (events.FusedCodec; Qwen's codec does not, and is
+// read as before: each line framed, then DecodeLine).
+func BenchmarkSideBySide(b *testing.B) { sideBySide(b, events.Options{}) }
+
+// BenchmarkSideBySideFramed is BenchmarkSideBySide with every line framed
+// first (events.Options.NoFuse): the codecs' DecodeLine compared alone.
+func BenchmarkSideBySideFramed(b *testing.B) { sideBySide(b, events.Options{NoFuse: true}) }
+
+func sideBySide(b *testing.B, o events.Options) {
 	for _, name := range shape.Names {
 		b.Run(name, func(b *testing.B) {
 			var (
@@ -155,14 +161,11 @@ func BenchmarkSideBySide(b *testing.B) {
 				sizes  [3]int64
 				cpu    [3]int64
 				counts [3]int
+				ratios [2][]float64 // per round: codex/qwen, claude/qwen
 			)
 			for k, h := range harnesses {
 				paths[k], sizes[k] = file(b, h, name)
 			}
-			var (
-				evs    []events.Event
-				ratios [2][]float64 // per round: codex/qwen, claude/qwen
-			)
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
@@ -170,8 +173,7 @@ func BenchmarkSideBySide(b *testing.B) {
 				for j := range harnesses {
 					k := (i + j) % len(harnesses)
 					start := cpuNanos()
-					var n int
-					evs, n = decodeFile(b, harnesses[k].codec, paths[k], evs)
+					n := decodeFile(b, harnesses[k].codec, paths[k], o)
 					round[k] = max(cpuNanos()-start, 1)
 					cpu[k] += round[k]
 					if counts[k] == 0 {
