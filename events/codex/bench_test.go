@@ -69,4 +69,6 @@ func TestFusedShapes(t *testing.T) {
 	for _, name := range shape.Names {
 		turntest.SameFused(t, codex.Harness(), rollout(t, name, 256<<10))
 	}
+	// A file of 4 MiB or more is read through the larger buffer.
+	turntest.SameFused(t, codex.Harness(), rollout(t, "mixed", 5<<20))
 }
