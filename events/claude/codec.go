@@ -34,8 +34,52 @@ type decoder struct {
 	strs    objscan.Strings
 	hasType bool
 	content int // a content array read after the message, when its role came after it
-	// slab hands out Records a chunk at a time (see events/codex).
-	slab []Record
+	// slab hands out Records a chunk at a time (see events/codex), and
+	// blockSlab their Blocks.
+	slab      []Record
+	blockSlab []Block
+	// pending holds the blocks read since the last flushBlocks, their
+	// strings as places in strs (Finish makes them strings).
+	pending []pendingBlock
+	// longs holds the long strings skipped, for the fused read's check
+	// that a line parsed in the reader's buffer is one line.
+	longs objscan.Longs
+}
+
+// pendingBlock is a Block whose strings are still places in the decoder's
+// Strings: one allocation for all of a record's strings, blocks included,
+// instead of one per block field.
+type pendingBlock struct {
+	typ                              string // a known type's constant, else typSpan
+	typSpan, text, id, name, toolUse objscan.Span
+	isError                          bool
+}
+
+// flushBlocks appends the pending blocks to the record, after Finish.
+func (d *decoder) flushBlocks() {
+	n := len(d.pending)
+	if n == 0 {
+		return
+	}
+	if len(d.blockSlab) < n {
+		d.blockSlab = make([]Block, max(64, n))
+	}
+	bs := d.blockSlab[:n:n]
+	d.blockSlab = d.blockSlab[n:]
+	for i, p := range d.pending {
+		t := p.typ
+		if t == "" {
+			t = d.strs.At(p.typSpan)
+		}
+		bs[i] = Block{Type: t, Text: d.strs.At(p.text), ID: d.strs.At(p.id), Name: d.strs.At(p.name),
+			ToolUseID: d.strs.At(p.toolUse), IsError: p.isError}
+	}
+	d.pending = d.pending[:0]
+	if d.rec.Blocks == nil {
+		d.rec.Blocks = bs
+	} else {
+		d.rec.Blocks = append(d.rec.Blocks, bs...)
+	}
 }
 
 func (d *decoder) newRecord() *Record {
@@ -65,35 +109,84 @@ func (Codec) DecodeLine(dst []events.Event, line events.Line) ([]events.Event, e
 	if err != nil {
 		return dst, fmt.Errorf("claude: %w: %w", ErrNotRecord, err)
 	}
-	return append(dst, events.Event{
+	return append(dst, event(rec, line.Pos)), nil
+}
+
+func event(rec *Record, pos events.Position) events.Event {
+	return events.Event{
 		Stream:     "claude_transcript",
-		Pos:        line.Pos,
+		Pos:        pos,
 		UUID:       rec.UUID,
 		ParentUUID: rec.ParentUUID,
 		Time:       events.Time{Ms: rec.TimeMs, OK: rec.TimeOK},
 		Kind:       kindOf(rec),
 		Body:       rec,
-	}), nil
+	}
+}
+
+// DecodeFused implements events.FusedCodec: the line at the start of b is
+// parsed where it lies, and is fused when the object is directly followed
+// by its newline, holds no other outside its long strings (which, being
+// JSON strings, hold none) and decodes without error — exactly the lines
+// DecodeLine decodes without error from b[:n], with the same result.
+func (Codec) DecodeFused(dst []events.Event, b []byte, pos events.Position, max int) ([]events.Event, int, bool) {
+	if len(b) == 0 || b[0] != '{' {
+		return dst, 0, false
+	}
+	d := decoders.Get().(*decoder)
+	defer func() {
+		d.b, d.rec = nil, nil
+		decoders.Put(d)
+	}()
+	n, err := d.parse(b, 0)
+	if err != nil || n >= len(b) || b[n] != '\n' || n > max {
+		return dst, 0, false
+	}
+	d.b = b[:n]
+	if !d.longs.Gaps(d.b, objscan.NoNewline) {
+		return dst, 0, false
+	}
+	rec, err := d.finish()
+	if err != nil {
+		return dst, 0, false
+	}
+	return append(dst, event(rec, pos)), n, true
 }
 
 func (d *decoder) decode(b []byte, i int) (*Record, error) {
-	*d = decoder{b: b, strs: d.strs, content: -1, slab: d.slab}
-	d.rec = d.newRecord()
-	d.strs.Reset()
-	end, err := objscan.Object(b, i, 1, maxDepth, d.top)
+	end, err := d.parse(b, i)
 	if err != nil {
 		return nil, err
 	}
 	if j := jsonscan.SkipSpace(b, end); j != len(b) {
 		return nil, fmt.Errorf("byte %d: trailing bytes after the record", j)
 	}
+	return d.finish()
+}
+
+// parse reads the object at b[i] into a new record and returns where it ends.
+func (d *decoder) parse(b []byte, i int) (int, error) {
+	*d = decoder{b: b, strs: d.strs, content: -1, slab: d.slab, blockSlab: d.blockSlab, pending: d.pending[:0]}
+	d.rec = d.newRecord()
+	d.strs.Reset()
+	return objscan.Object(b, i, 1, maxDepth, d.top)
+}
+
+// finish checks and completes the record parse read.
+func (d *decoder) finish() (*Record, error) {
 	if !d.hasType {
 		return nil, errors.New("no type string")
 	}
 	d.strs.Finish()
+	d.flushBlocks()
 	rec := d.rec
 	if d.content >= 0 {
-		d.blocks(d.content, rec.Type != TypeAssistant)
+		// The record's strings are strings now: the deferred content's
+		// go into a second buffer.
+		d.strs.Reset()
+		_, _ = d.blocks(d.content, rec.Type != TypeAssistant)
+		d.strs.Finish()
+		d.flushBlocks()
 	}
 	rec.TimeMs, rec.TimeOK = objscan.Timestamp(rec.Timestamp)
 	return rec, nil
@@ -104,11 +197,12 @@ func (d *decoder) top(key []byte, v int) (int, error) {
 	var dst *string
 	switch string(key) {
 	case "type":
-		ok, end, err := d.strs.Add(&rec.Type, b, v, 1, maxDepth)
+		ok, end, err := d.strs.AddKnown(&rec.Type, b, v, 1, maxDepth, knownType)
 		d.hasType = ok
 		return end, err
 	case "subtype":
-		dst = &rec.Subtype
+		_, end, err := d.strs.AddKnown(&rec.Subtype, b, v, 1, maxDepth, knownSubtype)
+		return end, err
 	case "uuid":
 		dst = &rec.UUID
 	case "parentUuid":
@@ -147,27 +241,27 @@ func (d *decoder) top(key []byte, v int) (int, error) {
 		return flag(&rec.PreventedContinuation, b, v)
 	case "origin":
 		if b[v] != '{' {
-			return objscan.Skip(b, v, 1, maxDepth)
+			return d.longs.Skip(b, v, 1, maxDepth)
 		}
 		return objscan.Object(b, v, 2, maxDepth, func(key []byte, v int) (int, error) {
 			if string(key) == "kind" {
 				_, end, err := d.strs.Add(&rec.OriginKind, b, v, 2, maxDepth)
 				return end, err
 			}
-			return objscan.Skip(b, v, 2, maxDepth)
+			return d.longs.Skip(b, v, 2, maxDepth)
 		})
 	case "message":
 		if b[v] != '{' {
-			return objscan.Skip(b, v, 1, maxDepth)
+			return d.longs.Skip(b, v, 1, maxDepth)
 		}
 		return objscan.Object(b, v, 2, maxDepth, d.message)
 	case "attachment":
 		if b[v] != '{' {
-			return objscan.Skip(b, v, 1, maxDepth)
+			return d.longs.Skip(b, v, 1, maxDepth)
 		}
 		return objscan.Object(b, v, 2, maxDepth, d.attachment)
 	default:
-		return objscan.Skip(b, v, 1, maxDepth)
+		return d.longs.Skip(b, v, 1, maxDepth)
 	}
 	_, end, err := d.strs.Add(dst, b, v, 1, maxDepth)
 	return end, err
@@ -192,11 +286,11 @@ func (d *decoder) attachment(key []byte, v int) (int, error) {
 			var parts []byte
 			end, err := objscan.Array(b, v, 3, maxDepth, func(e int) (int, error) {
 				if b[e] != '{' {
-					return objscan.Skip(b, e, 3, maxDepth)
+					return d.longs.Skip(b, e, 3, maxDepth)
 				}
 				return objscan.Object(b, e, 4, maxDepth, func(key []byte, v int) (int, error) {
 					if string(key) != "text" {
-						return objscan.Skip(b, v, 4, maxDepth)
+						return d.longs.Skip(b, v, 4, maxDepth)
 					}
 					s, _, end, err := objscan.String(b, v, 4, maxDepth)
 					if len(parts) > 0 {
@@ -213,17 +307,17 @@ func (d *decoder) attachment(key []byte, v int) (int, error) {
 		return end, err
 	case "origin":
 		if b[v] != '{' {
-			return objscan.Skip(b, v, 2, maxDepth)
+			return d.longs.Skip(b, v, 2, maxDepth)
 		}
 		return objscan.Object(b, v, 3, maxDepth, func(key []byte, v int) (int, error) {
 			if string(key) == "kind" {
 				_, end, err := d.strs.Add(&rec.AttachmentOrigin, b, v, 3, maxDepth)
 				return end, err
 			}
-			return objscan.Skip(b, v, 3, maxDepth)
+			return d.longs.Skip(b, v, 3, maxDepth)
 		})
 	}
-	return objscan.Skip(b, v, 2, maxDepth)
+	return d.longs.Skip(b, v, 2, maxDepth)
 }
 
 // message reads the message object in the same pass. Its content is walked
@@ -236,13 +330,18 @@ func (d *decoder) message(key []byte, v int) (int, error) {
 	case "id":
 		dst = &rec.MessageID
 	case "role":
+		// Read at once, not at Finish: the content's walk depends on it.
+		if k, end, ok := objscan.Known(b, v, knownRole); ok {
+			rec.Role = k
+			return end, nil
+		}
 		s, _, end, err := objscan.String(b, v, 2, maxDepth)
 		rec.Role = s
 		return end, err
 	case "model":
 		dst = &rec.Model
 	case "stop_reason":
-		ok, end, err := d.strs.Add(&rec.StopReason, b, v, 2, maxDepth)
+		ok, end, err := d.strs.AddKnown(&rec.StopReason, b, v, 2, maxDepth, knownStop)
 		rec.HasStopReason = ok
 		return end, err
 	case "content":
@@ -253,17 +352,17 @@ func (d *decoder) message(key []byte, v int) (int, error) {
 				_, end, err := d.strs.Add(&rec.Text, b, v, 2, maxDepth)
 				return end, err
 			}
-			return objscan.Skip(b, v, 2, maxDepth)
+			return d.longs.Skip(b, v, 2, maxDepth)
 		case b[v] == '[' && rec.Role != "":
 			return d.blocks(v, rec.Role != "assistant")
 		}
-		end, err := objscan.Skip(b, v, 2, maxDepth)
+		end, err := d.longs.Skip(b, v, 2, maxDepth)
 		if b[v] == '"' || b[v] == '[' {
 			d.content = v
 		}
 		return end, err
 	default:
-		return objscan.Skip(b, v, 2, maxDepth)
+		return d.longs.Skip(b, v, 2, maxDepth)
 	}
 	_, end, err := d.strs.Add(dst, b, v, 2, maxDepth)
 	return end, err
@@ -282,55 +381,48 @@ func (d *decoder) blocks(v int, keepText bool) (int, error) {
 	}
 	return objscan.Array(b, v, 3, maxDepth, func(e int) (int, error) {
 		if b[e] != '{' {
-			return objscan.Skip(b, e, 3, maxDepth)
+			return d.longs.Skip(b, e, 3, maxDepth)
 		}
-		var bl Block
+		var bl pendingBlock
 		end, err := objscan.Object(b, e, 4, maxDepth, func(key []byte, v int) (int, error) {
-			var dst *string
+			var dst *objscan.Span
 			switch string(key) {
 			case "type":
-				dst = &bl.Type
+				if k, end, ok := objscan.Known(b, v, knownBlock); ok {
+					bl.typ, bl.typSpan = k, objscan.Span{}
+					return end, nil
+				}
+				bl.typ = ""
+				dst = &bl.typSpan
 			case "id":
-				dst = &bl.ID
+				dst = &bl.id
 			case "name":
-				dst = &bl.Name
+				dst = &bl.name
 			case "tool_use_id":
-				dst = &bl.ToolUseID
+				dst = &bl.toolUse
 			case "is_error":
 				x, _, end, err := objscan.Bool(b, v, 4, maxDepth)
-				bl.IsError = x
+				bl.isError = x
 				return end, err
 			case "text":
 				if keepText {
-					dst = &bl.Text
+					dst = &bl.text
 				}
 			}
 			if dst == nil {
-				return objscan.Skip(b, v, 4, maxDepth)
+				return d.longs.Skip(b, v, 4, maxDepth)
 			}
-			s, _, end, err := objscan.String(b, v, 4, maxDepth)
-			*dst = s
+			sp, _, end, err := d.strs.Span(b, v, 4, maxDepth)
+			*dst = sp
 			return end, err
 		})
-		rec.Blocks = append(rec.Blocks, bl)
+		d.pending = append(d.pending, bl)
 		return end, err
 	})
 }
 
-var kinds = func() map[[2]string]events.Kind {
-	m := map[[2]string]events.Kind{}
-	for _, t := range []string{TypeUser, TypeAssistant, TypeSystem, TypeAttachment, TypeSummary,
-		TypeFileHistorySnapshot, TypeQueueOperation, TypeProgress} {
-		m[[2]string{t, ""}] = events.Kind("claude." + t)
-	}
-	for _, st := range []string{"turn_duration", "stop_hook_summary", "compact_boundary", "api_error", "local_command", "informational"} {
-		m[[2]string{TypeSystem, st}] = events.Kind("claude.system/" + st)
-	}
-	return m
-}()
-
 func kindOf(rec *Record) events.Kind {
-	if k, ok := kinds[[2]string{rec.Type, rec.Subtype}]; ok {
+	if k := knownKind(rec.Type, rec.Subtype); k != "" {
 		return k
 	}
 	if rec.Subtype != "" {

@@ -39,6 +39,9 @@ func FuzzDecode(f *testing.F) {
 		for _, line := range bytes.Split(data, []byte("\n")) {
 			checkLine(t, line)
 		}
+		// The fused line read decodes exactly what framing each line
+		// first does.
+		turntest.SameFused(t, claude.Harness(), data)
 		for _, err := range events.Decode(bytes.NewReader(data), claude.Codec{}, events.Options{}) {
 			if err == nil {
 				continue

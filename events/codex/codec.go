@@ -40,11 +40,10 @@ type decoder struct {
 	payload          bool // a payload object was read
 	hasPayloadType   bool
 	meta             Meta
-	// checked holds the long strings whose UTF-8 skip already vouched for
-	// (checkedUTF8); badUTF8 is set when one of them is invalid.
-	checked  [4]span
-	nchecked int
-	badUTF8  bool
+	// longs holds the long strings skip already checked for UTF-8
+	// (utf8.go); badUTF8 is set when one of them is invalid.
+	longs   objscan.Longs
+	badUTF8 bool
 	// slab hands out Records a chunk at a time: one allocation per 32
 	// records instead of one each (a chunk lives while any of its records
 	// does, about 10 KiB).
@@ -91,28 +90,68 @@ func (Codec) DecodeLine(dst []events.Event, line events.Line) ([]events.Event, e
 	if err != nil {
 		return dst, fmt.Errorf("codex: %w: %w", ErrNotRecord, err)
 	}
-	return append(dst, events.Event{
+	return append(dst, event(rec, line.Pos)), nil
+}
+
+func event(rec *Record, pos events.Position) events.Event {
+	return events.Event{
 		Stream: "codex_rollout",
-		Pos:    line.Pos,
+		Pos:    pos,
 		Time:   events.Time{Ms: rec.TimeMs, OK: rec.TimeOK},
 		Kind:   kindOf(rec),
 		Body:   rec,
-	}), nil
+	}
 }
 
 func (d *decoder) decode(b []byte, i int) (*Record, error) {
-	*d = decoder{b: b, strs: d.strs, slab: d.slab, checked: d.checked}
-	d.rec = d.newRecord()
-	meta := &d.meta
-	d.strs.Reset()
-	rec := d.rec
-	end, err := objscan.Object(b, i, 1, maxDepth, d.top)
+	end, err := d.parse(b, i)
 	if err != nil {
 		return nil, err
 	}
 	if j := jsonscan.SkipSpace(b, end); j != len(b) {
 		return nil, fmt.Errorf("byte %d: trailing bytes after the record", j)
 	}
+	return d.finish()
+}
+
+// DecodeFused implements events.FusedCodec: the line at the start of b is
+// parsed where it lies, and is fused when the object is directly followed
+// by its newline and holds no other (oneLine), decodes without error and
+// is valid UTF-8 — exactly the lines DecodeLine decodes without error from
+// b[:n], with the same result (the line's bytes are the same; only where
+// its end was found differs).
+func (Codec) DecodeFused(dst []events.Event, b []byte, pos events.Position, max int) ([]events.Event, int, bool) {
+	if len(b) == 0 || b[0] != '{' {
+		return dst, 0, false
+	}
+	d := decoders.Get().(*decoder)
+	defer func() {
+		d.b, d.rec = nil, nil
+		decoders.Put(d)
+	}()
+	n, err := d.parse(b, 0)
+	if err != nil || n >= len(b) || b[n] != '\n' || n > max {
+		return dst, 0, false
+	}
+	d.b = b[:n]
+	rec, err := d.finish()
+	if err != nil || !d.oneLine() {
+		return dst, 0, false
+	}
+	return append(dst, event(rec, pos)), n, true
+}
+
+// parse reads the object at b[i] into a new record and returns where it ends.
+func (d *decoder) parse(b []byte, i int) (int, error) {
+	*d = decoder{b: b, strs: d.strs, slab: d.slab}
+	d.rec = d.newRecord()
+	d.strs.Reset()
+	return objscan.Object(b, i, 1, maxDepth, d.top)
+}
+
+// finish checks and completes the record parse read.
+func (d *decoder) finish() (*Record, error) {
+	rec, meta := d.rec, &d.meta
 	if !d.hasTS {
 		return nil, errors.New("no timestamp string")
 	}
@@ -154,7 +193,7 @@ func (d *decoder) top(key []byte, v int) (int, error) {
 		d.hasTS = ok
 		return end, err
 	case "type":
-		ok, end, err := d.strs.Add(&rec.Type, b, v, 1, maxDepth)
+		ok, end, err := d.strs.AddKnown(&rec.Type, b, v, 1, maxDepth, knownItem)
 		d.hasType = ok
 		return end, err
 	case "ordinal":
@@ -177,7 +216,7 @@ func (d *decoder) member(key []byte, v int) (int, error) {
 	var dst *string
 	switch string(key) {
 	case "type":
-		ok, end, err := d.strs.Add(&rec.PayloadType, b, v, 2, maxDepth)
+		ok, end, err := d.strs.AddKnown(&rec.PayloadType, b, v, 2, maxDepth, knownPayload)
 		d.hasPayloadType = ok
 		return end, err
 	case "id":
@@ -189,9 +228,11 @@ func (d *decoder) member(key []byte, v int) (int, error) {
 	case "name":
 		dst = &rec.Name
 	case "role":
-		dst = &rec.Role
+		_, end, err := d.strs.AddKnown(&rec.Role, b, v, 2, maxDepth, knownRole)
+		return end, err
 	case "phase":
-		dst = &rec.Phase
+		_, end, err := d.strs.AddKnown(&rec.Phase, b, v, 2, maxDepth, knownPhase)
+		return end, err
 	case "reason":
 		dst = &rec.Reason
 	case "kind":
@@ -273,26 +314,11 @@ func inputText(b []byte, v int) string {
 	return string(out)
 }
 
-// kinds holds the kinds of the item and payload types this codec names, so
-// that the common records cost no concatenation.
-var kinds = func() map[[2]string]events.Kind {
-	m := map[[2]string]events.Kind{}
-	for _, t := range []string{ItemSessionMeta, ItemCompacted, ItemTurnContext} {
-		m[[2]string{t, ""}] = events.Kind("codex." + t)
-	}
-	for _, p := range []string{"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-		"custom_tool_call_output", "local_shell_call", "web_search_call", "ghost_snapshot", "compaction"} {
-		m[[2]string{ItemResponseItem, p}] = events.Kind("codex.response_item/" + p)
-	}
-	for _, p := range []string{"task_started", "task_complete", "turn_aborted", "user_message", "agent_message",
-		"agent_reasoning", "token_count", "exec_command_end", "patch_apply_end", "context_compacted", "error"} {
-		m[[2]string{ItemEventMsg, p}] = events.Kind("codex.event_msg/" + p)
-	}
-	return m
-}()
-
+// kindOf is the record's kind. The kinds of the item and payload types
+// this codec names are constants, so that the common records cost no
+// concatenation and no lookup keyed by two strings.
 func kindOf(rec *Record) events.Kind {
-	if k, ok := kinds[[2]string{rec.Type, rec.PayloadType}]; ok {
+	if k := knownKind(rec.Type, rec.PayloadType); k != "" {
 		return k
 	}
 	if rec.PayloadType != "" {

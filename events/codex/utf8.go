@@ -18,12 +18,8 @@ import (
 // are valid exactly when the line is. FuzzDecode's oracle is utf8.Valid on
 // the whole line.
 
-// checkedMin is the shortest string worth recording as checked: shorter
-// ones are left to the gap check.
-const checkedMin = 64
-
 // skip validates and skips the value at d.b[v] (depth containers deep),
-// recording a long string as checked.
+// recording a long string (objscan.Longs).
 func (d *decoder) skip(v, depth int) (int, error) {
 	b := d.b
 	if b[v] != '"' {
@@ -33,28 +29,24 @@ func (d *decoder) skip(v, depth int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if end-v >= checkedMin && d.nchecked < len(d.checked) {
+	if end-v >= objscan.LongMin {
 		if nonASCII && !utf8.Valid(b[v+1:end-1]) {
 			d.badUTF8 = true
 		}
-		d.checked[d.nchecked] = span{v, end}
-		d.nchecked++
+		d.longs.Add(v, end)
 	}
 	return end, nil
 }
 
 // validUTF8 reports whether the parsed line d.b is valid UTF-8: the
-// checked strings were, and every byte outside them is.
+// recorded strings were, and every byte outside them is.
 func (d *decoder) validUTF8() bool {
-	if d.badUTF8 {
-		return false
-	}
-	b, prev := d.b, 0
-	for _, s := range d.checked[:d.nchecked] {
-		if !utf8.Valid(b[prev:s.start]) {
-			return false
-		}
-		prev = s.end
-	}
-	return utf8.Valid(b[prev:])
+	return !d.badUTF8 && d.longs.Gaps(d.b, utf8.Valid)
+}
+
+// oneLine is validUTF8 for a line parsed where it lies in the reader's
+// buffer: also, no '\n' outside the recorded strings (where the fused read
+// would have read more than one line as one).
+func (d *decoder) oneLine() bool {
+	return !d.badUTF8 && d.longs.Gaps(d.b, func(g []byte) bool { return objscan.NoNewline(g) && utf8.Valid(g) })
 }

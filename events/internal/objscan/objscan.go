@@ -39,13 +39,22 @@ func Object(b []byte, i, depth, maxDepth int, member Member) (int, error) {
 		if i >= len(b) || b[i] != '"' {
 			return 0, syntax(b, i, "looking for beginning of object key string")
 		}
-		end, escaped, _, err := jsonscan.String(b, i)
-		if err != nil {
-			return 0, err
-		}
-		key := b[i+1 : end-1]
-		if escaped {
-			key = jsonscan.AppendUnquote(nil, key)
+		// Most keys are short and plain: ShortString (inlined) reads them
+		// without a call.
+		end, ok := jsonscan.ShortString(b, i)
+		var key []byte
+		if ok {
+			key = b[i+1 : end-1]
+		} else {
+			var escaped bool
+			var err error
+			if end, escaped, _, err = jsonscan.String(b, i); err != nil {
+				return 0, err
+			}
+			key = b[i+1 : end-1]
+			if escaped {
+				key = jsonscan.AppendUnquote(nil, key)
+			}
 		}
 		i = jsonscan.SkipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
@@ -56,6 +65,7 @@ func Object(b []byte, i, depth, maxDepth int, member Member) (int, error) {
 			// Members may index b[v]: a value is always there when called.
 			return 0, syntax(b, i, "")
 		}
+		var err error
 		if i, err = member(key, i); err != nil {
 			return 0, err
 		}

@@ -15,10 +15,12 @@ import (
 type Strings struct {
 	buf  []byte
 	dsts []pending
+	all  string // the buffer as a string, once finished
 }
 
 type pending struct {
 	dst        *string
+	known      string // the value when it is a known constant, else buf[start:end]
 	start, end int
 }
 
@@ -26,11 +28,20 @@ type pending struct {
 func (s *Strings) Reset() {
 	s.buf = s.buf[:0]
 	s.dsts = s.dsts[:0]
+	s.all = ""
 }
 
 // Add reads the value at b[v]; when it is a string its value is queued for
 // dst, and ok is true. end is past the value, whatever its type.
 func (s *Strings) Add(dst *string, b []byte, v, depth, maxDepth int) (ok bool, end int, err error) {
+	return s.AddKnown(dst, b, v, depth, maxDepth, nil)
+}
+
+// AddKnown is Add for a member whose values are mostly a small vocabulary
+// (a record type, a role): when known returns a non-empty string for the
+// value's raw bytes (a string without escapes), that constant is the
+// value, assigned by Finish, and nothing is copied; known may be nil.
+func (s *Strings) AddKnown(dst *string, b []byte, v, depth, maxDepth int, known func(raw []byte) string) (ok bool, end int, err error) {
 	if v >= len(b) || b[v] != '"' {
 		end, err = jsonscan.SkipValue(b, v, depth, maxDepth)
 		return false, end, err
@@ -40,24 +51,61 @@ func (s *Strings) Add(dst *string, b []byte, v, depth, maxDepth int) (ok bool, e
 		return false, 0, err
 	}
 	raw := b[v+1 : end-1]
+	if known != nil && !escaped {
+		if k := known(raw); k != "" {
+			// Queued like any value, so that the last of duplicate
+			// members wins as it does for the others.
+			s.dsts = append(s.dsts, pending{dst: dst, known: k})
+			return true, end, nil
+		}
+	}
+	start := s.copyRaw(raw, escaped, nonASCII)
+	s.dsts = append(s.dsts, pending{dst: dst, start: start, end: len(s.buf)})
+	return true, end, nil
+}
+
+// copyRaw appends a string's value to the buffer and returns where it starts.
+func (s *Strings) copyRaw(raw []byte, escaped, nonASCII bool) int {
 	start := len(s.buf)
 	if escaped || nonASCII && !utf8.Valid(raw) {
 		s.buf = jsonscan.AppendUnquote(s.buf, raw)
 	} else {
 		s.buf = append(s.buf, raw...)
 	}
-	s.dsts = append(s.dsts, pending{dst, start, len(s.buf)})
-	return true, end, nil
+	return start
 }
+
+// Span is Add for a string whose destination is not known yet (a field of
+// an element still to be appended): its value is copied and its place in
+// the buffer returned, to be read with At after Finish.
+func (s *Strings) Span(b []byte, v, depth, maxDepth int) (sp Span, ok bool, end int, err error) {
+	if v >= len(b) || b[v] != '"' {
+		end, err = jsonscan.SkipValue(b, v, depth, maxDepth)
+		return Span{}, false, end, err
+	}
+	end, escaped, nonASCII, err := jsonscan.String(b, v)
+	if err != nil {
+		return Span{}, false, 0, err
+	}
+	start := s.copyRaw(b[v+1:end-1], escaped, nonASCII)
+	return Span{start, len(s.buf)}, true, end, nil
+}
+
+// Span is a string's place in a Strings buffer.
+type Span struct{ Start, End int }
+
+// At is the string at sp, after Finish.
+func (s *Strings) At(sp Span) string { return s.all[sp.Start:sp.End] }
 
 // Finish assigns every queued string.
 func (s *Strings) Finish() {
-	if len(s.dsts) == 0 {
-		return
-	}
-	all := string(s.buf)
+	s.all = string(s.buf) // no allocation when empty
 	for _, p := range s.dsts {
-		*p.dst = all[p.start:p.end]
+		if p.known != "" {
+			*p.dst = p.known
+		} else {
+			*p.dst = s.all[p.start:p.end]
+		}
 	}
 }
 
@@ -66,24 +114,15 @@ func (s *Strings) Finish() {
 // time.Parse (RFC 3339). ok is false when it is not a valid instant.
 func Timestamp(s string) (ms int64, ok bool) {
 	if len(s) == 24 && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' && s[16] == ':' && s[19] == '.' && s[23] == 'Z' {
-		n := func(i, w int) int {
-			v := 0
-			for k := i; k < i+w; k++ {
-				c := s[k]
-				if c < '0' || c > '9' {
-					return -1
-				}
-				v = v*10 + int(c-'0')
-			}
-			return v
-		}
-		y, mo, d, h, mi, se, frac := n(0, 4), n(5, 2), n(8, 2), n(11, 2), n(14, 2), n(17, 2), n(20, 3)
-		if y >= 0 && mo >= 1 && mo <= 12 && d >= 1 && h >= 0 && h < 24 && mi >= 0 && mi < 60 && se >= 0 && se < 60 && frac >= 0 {
+		y1, y2, mo, d, h, mi, se := digits2(s, 0), digits2(s, 2), digits2(s, 5), digits2(s, 8), digits2(s, 11), digits2(s, 14), digits2(s, 17)
+		f1, f2 := digits2(s, 20), int(s[22])-'0'
+		if y1|y2|mo|d|h|mi|se|f1 >= 0 && uint(f2) <= 9 && mo >= 1 && mo <= 12 && d >= 1 && h < 24 && mi < 60 && se < 60 {
+			y := y1*100 + y2
 			if d > daysIn(y, mo) {
 				return 0, false // Feb 30 and the like, as time.Parse refuses them
 			}
 			days := daysFromCivil(y, mo, d)
-			return ((days*24+int64(h))*60+int64(mi))*60000 + int64(se)*1000 + int64(frac), true
+			return ((days*24+int64(h))*60+int64(mi))*60000 + int64(se)*1000 + int64(f1*10+f2), true
 		}
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
@@ -91,6 +130,17 @@ func Timestamp(s string) (ms int64, ok bool) {
 		return 0, false
 	}
 	return t.UnixMilli(), true
+}
+
+// digits2 is the two decimal digits at s[i:i+2] as a number, or -1 (small
+// enough to inline: the fast path must cost tens of instructions, not a
+// call per field).
+func digits2(s string, i int) int {
+	a, b := int(s[i])-'0', int(s[i+1])-'0'
+	if uint(a) > 9 || uint(b) > 9 {
+		return -1
+	}
+	return a*10 + b
 }
 
 // Shorten cuts s to at most n bytes on a UTF-8 boundary, marking the cut
@@ -135,4 +185,21 @@ func daysFromCivil(y, m, d int) int64 {
 	doy := (153*mp+2)/5 + d - 1
 	doe := yoe*365 + yoe/4 - yoe/100 + doy
 	return int64(era)*146097 + int64(doe) - 719468
+}
+
+// Known reads the string at b[v] when known names its raw bytes (a string
+// without escapes): its constant and the offset past it. ok is false for
+// any other value, which the caller then reads as it would have.
+func Known(b []byte, v int, known func(raw []byte) string) (k string, end int, ok bool) {
+	if v >= len(b) || b[v] != '"' {
+		return "", 0, false
+	}
+	end, escaped, _, err := jsonscan.String(b, v)
+	if err != nil || escaped {
+		return "", 0, false
+	}
+	if k = known(b[v+1 : end-1]); k == "" {
+		return "", 0, false
+	}
+	return k, end, true
 }

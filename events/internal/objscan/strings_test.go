@@ -20,3 +20,49 @@ func FuzzTimestamp(f *testing.F) {
 		}
 	})
 }
+
+func knownAB(raw []byte) string {
+	switch string(raw) {
+	case "a":
+		return "a"
+	case "b":
+		return "b"
+	}
+	return ""
+}
+
+// TestAddKnown: a known value is the constant, any other is copied, and of
+// duplicate members the last wins whichever kind each is; Span reads a
+// value into the same buffer; Known refuses escaped and unknown strings.
+func TestAddKnown(t *testing.T) {
+	b := []byte(`"a" "x\u0079" "b" 7 "a\n"`)
+	var s Strings
+	var d1, d2, d3, d4 string
+	s.Reset()
+	for _, c := range []struct {
+		dst *string
+		v   int
+		ok  bool
+	}{{&d1, 0, true}, {&d1, 4, true}, {&d2, 4, true}, {&d2, 14, true}, {&d3, 18, false}, {&d4, 20, true}} {
+		ok, _, err := s.AddKnown(c.dst, b, c.v, 1, 8, knownAB)
+		if err != nil || ok != c.ok {
+			t.Fatalf("AddKnown at %d: %v %v", c.v, ok, err)
+		}
+	}
+	sp, ok, end, err := s.Span(b, 4, 1, 8)
+	if !ok || err != nil || end != 13 {
+		t.Fatal(sp, ok, end, err)
+	}
+	s.Finish()
+	if d1 != "xy" || d2 != "b" || d3 != "" || d4 != "a\n" || s.At(sp) != "xy" {
+		t.Fatalf("%q %q %q %q %q", d1, d2, d3, d4, s.At(sp))
+	}
+	for _, c := range []struct {
+		v    int
+		want string
+	}{{0, "a"}, {4, ""}, {14, "b"}, {18, ""}, {20, ""}} {
+		if k, _, ok := Known(b, c.v, knownAB); k != c.want || ok != (c.want != "") {
+			t.Errorf("Known at %d = %q %v", c.v, k, ok)
+		}
+	}
+}

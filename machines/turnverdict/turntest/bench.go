@@ -55,3 +55,36 @@ func cpuSeconds() float64 {
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
+
+// BenchRecords measures c.DecodeLine alone over the first n lines of data
+// (held in memory, so that no framing is measured), per record: the cost a
+// codec adds for each line beyond the bytes it scans. cpu-ns/op is the
+// process's CPU time per record, which a loaded machine does not inflate as
+// it does ns/op.
+func BenchRecords(b *testing.B, c events.Codec, data []byte, n int) {
+	var lines []events.Line
+	for line, err := range events.Lines(bytes.NewReader(data), 0) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		line.Bytes = bytes.Clone(line.Bytes)
+		if lines = append(lines, line); len(lines) == n {
+			break
+		}
+	}
+	size := 0
+	for _, l := range lines {
+		size += len(l.Bytes) + 1
+	}
+	b.SetBytes(int64(size) / int64(len(lines)))
+	b.ReportAllocs()
+	var evs []events.Event
+	var err error
+	cpu := cpuSeconds()
+	for i := 0; b.Loop(); i++ {
+		if evs, err = c.DecodeLine(evs[:0], lines[i%len(lines)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((cpuSeconds()-cpu)*1e9/float64(b.N), "cpu-ns/op")
+}

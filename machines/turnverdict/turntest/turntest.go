@@ -8,7 +8,9 @@
 //	verdict [live]     the decision on every turn; the writer is taken as
 //	                   stopped unless `live` is given
 //
-// An input whose command carries `torn` has no newline after its last line.
+// Every input is also decoded with and without the fused line read
+// (SameFused), which must agree. An input whose command carries `torn` has
+// no newline after its last line.
 // Escapes: <NUL> a zero byte, <CR> a carriage return, <BIG:N> N bytes of
 // "x", <BAD> the invalid UTF-8 byte 0xff.
 package turntest
@@ -34,6 +36,7 @@ func Run(t *testing.T, dir string, h turn.Harness) {
 		}
 		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
 			file := File(td.Input, td.HasArg("torn"))
+			SameFused(t, h, file)
 			switch td.Cmd {
 			case "decode":
 				return Decode(file, h)
