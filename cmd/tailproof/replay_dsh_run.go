@@ -66,7 +66,7 @@ func (s *dshStream) crashTable(w *replayWriter, page *timeline.Timeline, f repla
 	t := newCrashTable(w)
 	var last events.Event
 	var final outcome
-	err := s.walk(dshWalk{
+	err := s.walkShown(dshWalk{
 		at: func(n int, p dshPoint) error {
 			bar.Set(n+1, "")
 			var row crashRow
@@ -86,15 +86,11 @@ func (s *dshStream) crashTable(w *replayWriter, page *timeline.Timeline, f repla
 		},
 		step: func(e events.Event) error {
 			last = events.Event{Stream: e.Stream, Pos: e.Pos, Kind: e.Kind}
-			if page != nil {
-				page.Add(e)
-			}
 			return nil
 		},
-	})
-	bar.Done()
+	}, page, bar)
 	if err != nil {
-		return cli.WithCode(cli.Input, err)
+		return err
 	}
 	t.end(s.warnings())
 	if page != nil {
@@ -115,7 +111,7 @@ func (s *dshStream) steps(w *replayWriter, page *timeline.Timeline, f replayFlag
 	bar := cli.NewProgress(stderr, "replay", stop)
 	var out outcome
 	taken := 0
-	err = s.walk(dshWalk{
+	err = s.walkShown(dshWalk{
 		at: func(n int, p dshPoint) error {
 			if n == decideAt {
 				out = p.outcome(true)
@@ -131,15 +127,11 @@ func (s *dshStream) steps(w *replayWriter, page *timeline.Timeline, f replayFlag
 				bar.Set(taken+1, "")
 			}
 			taken++
-			if page != nil {
-				page.Add(e)
-			}
 			return nil
 		},
-	})
-	bar.Done()
+	}, page, bar)
 	if err != nil {
-		return cli.WithCode(cli.Input, err)
+		return err
 	}
 	w.outcome(out, s.total, crash, s.warnings())
 	if page != nil {
@@ -150,6 +142,21 @@ func (s *dshStream) steps(w *replayWriter, page *timeline.Timeline, f replayFlag
 		return writeReplayHTML(f.html, replayPageOf{name: s.name, dsh: true, events: s.total, items: page.Items(), out: out, crashAt: crashPoint})
 	}
 	return nil
+}
+
+// walkShown is walk with every event's timeline item kept for the page
+// (when there is one) and the progress bar ended.
+func (s *dshStream) walkShown(w dshWalk, page *timeline.Timeline, bar *cli.Progress) error {
+	if page != nil {
+		step := w.step
+		w.step = func(e events.Event) error {
+			page.Add(e)
+			return step(e)
+		}
+	}
+	err := s.walk(w)
+	bar.Done()
+	return cli.WithCode(cli.Input, err)
 }
 
 // lineGuard reads r, refusing a line longer than max bytes (<= 0:

@@ -135,7 +135,6 @@ type out struct {
 	enc   *zstd.Encoder
 	batch []byte
 	plain int64
-	err   error
 }
 
 func (o *out) line(format string, args ...any) {
