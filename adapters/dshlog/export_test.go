@@ -3,6 +3,7 @@ package dshlog
 import (
 	"io"
 
+	"github.com/tailproof/tailproof/adapters/vfs"
 	v0 "github.com/tailproof/tailproof/events/dsh/v0"
 )
 
@@ -15,3 +16,8 @@ func ScanV0Parallel(r io.Reader, opts v0.Options, visit func(v0.Record) error, w
 
 // BatchesInFlight, BatchBytes are the production bounds.
 const BatchesInFlight, BatchBytes = batchesInFlight, batchBytes
+
+// RecoverV1Max is RecoverV1 with a line limit (as Log.Load passes its own).
+func RecoverV1Max(fsys vfs.FS, path string, maxLine int) (Recovery, error) {
+	return recoverV1(fsys, path, maxLine)
+}

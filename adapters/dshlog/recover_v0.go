@@ -68,19 +68,9 @@ func RecoverV0(fsys vfs.FS, path string, opts v0.Options) (RecoveryV0, error) {
 	var fold dshrecovery.Fold
 	res, err := v0.Scan(f, enc, opts, fold.Apply)
 	f.Close()
+	plan, err := NewV0Decider(path, res.Header).Decide(res, err, &fold)
 	if err != nil {
-		return RecoveryV0{}, fmt.Errorf("dshlog: %s: %w", path, classify(err))
-	}
-	want, err := V0Path(root, res.Header, enc)
-	if err != nil {
-		return RecoveryV0{}, fmt.Errorf("dshlog: %s: header id cannot name a storage path: %w", path, err)
-	}
-	if want != filepath.Clean(path) {
-		return RecoveryV0{}, fmt.Errorf("dshlog: %s: header id %q and cwd identify %s: %w", path, res.Header.ID, want, adapters.ErrCorruptLog)
-	}
-	plan, err := dshrecovery.Decide(res, &fold, "")
-	if err != nil {
-		return RecoveryV0{}, fmt.Errorf("dshlog: %s: %w", path, classify(err))
+		return RecoveryV0{}, err
 	}
 	out := RecoveryV0{Header: res.Header, Encoding: enc, Plan: plan}
 	if plan.Cut >= 0 {
@@ -102,6 +92,51 @@ func RecoverV0(fsys vfs.FS, path string, opts v0.Options) (RecoveryV0, error) {
 		}
 	}
 	return out, nil
+}
+
+// V0Decider is RecoverV0's decision about the v0 log at path once it is
+// scanned (Decide), the header's check that it names path made once: a
+// reader that folds a log event by event (replay's crash points,
+// cmd/tailproof) asks it what recovery would decide after any event, by
+// the same code, as often as it likes.
+type V0Decider struct {
+	path    string
+	pathErr error
+}
+
+// NewV0Decider is the decider for the log at path whose header is header.
+func NewV0Decider(path string, header v0.Header) *V0Decider {
+	d := &V0Decider{path: path}
+	enc, ok := v0Encoding(path)
+	if !ok {
+		d.pathErr = fmt.Errorf("dshlog: %s: not a v0 log name (%s or %s): %w", path, V0ZstdName, V0RawName, adapters.ErrCorruptLog)
+		return d
+	}
+	root := filepath.Dir(filepath.Dir(filepath.Dir(path)))
+	want, err := V0Path(root, header, enc)
+	if err != nil {
+		d.pathErr = fmt.Errorf("dshlog: %s: header id cannot name a storage path: %w", path, err)
+	} else if want != filepath.Clean(path) {
+		d.pathErr = fmt.Errorf("dshlog: %s: header id %q and cwd identify %s: %w", path, header.ID, want, adapters.ErrCorruptLog)
+	}
+	return d
+}
+
+// Decide is the plan, or the refusal (the errors RecoverV0 returns, word
+// for word): res and scanErr are v0.Scan's, every preserved event folded by
+// fold, res.Header the decider's.
+func (d *V0Decider) Decide(res v0.Result, scanErr error, fold *dshrecovery.Fold) (dshrecovery.Plan, error) {
+	if scanErr != nil {
+		return dshrecovery.Plan{}, fmt.Errorf("dshlog: %s: %w", d.path, classify(scanErr))
+	}
+	if d.pathErr != nil {
+		return dshrecovery.Plan{}, d.pathErr
+	}
+	plan, err := dshrecovery.Decide(res, fold, "")
+	if err != nil {
+		return dshrecovery.Plan{}, fmt.Errorf("dshlog: %s: %w", d.path, classify(err))
+	}
+	return plan, nil
 }
 
 // classify keeps the cause and adds the session-log contract's sentinels.

@@ -8,13 +8,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strconv"
 
 	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/dsh"
-	"github.com/tailproof/tailproof/projections/turns"
 )
 
 // Recovery is what loading one log file found and did.
@@ -57,32 +55,35 @@ func recoverV1(fsys vfs.FS, path string, maxLine int) (Recovery, error) {
 		}
 		return Recovery{}, fmt.Errorf("dshlog: open %s: %w", path, err)
 	}
-	scan, err := scanV1(f, maxLine)
+	scan := &V1Scanner{maxLine: maxLine, keep: true}
+	cr := &countingReader{r: f}
+	for line, err := range events.Lines(cr, maxLine) {
+		if err != nil {
+			f.Close()
+			return Recovery{}, fmt.Errorf("dshlog: %s: read: %w", path, err)
+		}
+		if !scan.Line(line) {
+			break
+		}
+	}
 	f.Close()
+	dec, err := scan.Decide(path, cr.n)
 	if err != nil {
-		return Recovery{}, fmt.Errorf("dshlog: %s: %w", path, err)
+		return Recovery{}, err
 	}
-	if scan.header.Version != dsh.Version {
-		return Recovery{}, fmt.Errorf("dshlog: %s: %w %s for %q (only v1 is supported)", path,
-			adapters.ErrUnsupportedVersion, strconv.FormatFloat(scan.header.Version, 'f', -1, 64), scan.header.ID)
-	}
-	closers, err := turns.Closers(scan.events)
-	if err != nil {
-		return Recovery{}, fmt.Errorf("dshlog: %s: cannot close the open turn: %w: %w", path, adapters.ErrCorruptLog, err)
-	}
-	out := Recovery{Header: scan.header, Events: scan.events}
-	if scan.committed < scan.size {
-		evidence, err := keepEvidence(fsys, path, scan.size)
+	out := Recovery{Header: dec.Header, Events: scan.events}
+	if dec.Repair.TruncatedBytes > 0 {
+		evidence, err := keepEvidence(fsys, path, cr.n)
 		if err != nil {
 			return Recovery{}, err
 		}
-		if err := truncateDurable(fsys, path, scan.committed); err != nil {
+		if err := truncateDurable(fsys, path, dec.Committed); err != nil {
 			return Recovery{}, err
 		}
-		out.Repair.TruncatedBytes = scan.size - scan.committed
+		out.Repair.TruncatedBytes = dec.Repair.TruncatedBytes
 		out.Repair.Evidence = evidence
 	}
-	if len(closers) > 0 {
+	if closers := dec.Repair.Closers; len(closers) > 0 {
 		if err := appendLines(fsys, path, encodeLines(closers)); err != nil {
 			return Recovery{}, err
 		}
@@ -90,13 +91,6 @@ func recoverV1(fsys vfs.FS, path string, maxLine int) (Recovery, error) {
 		out.Repair.Closers = closers
 	}
 	return out, nil
-}
-
-type scanV1Result struct {
-	header    dsh.Header
-	events    []dsh.Record
-	committed int64 // end of the last preserved line (or of the header)
-	size      int64
 }
 
 type countingReader struct {
@@ -108,80 +102,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
-}
-
-// scanHole is the first line the scan could not preserve.
-type scanHole struct {
-	pos    events.Position
-	index  int
-	detail string
-}
-
-func scanV1(r io.Reader, maxLine int) (scanV1Result, error) {
-	cr := &countingReader{r: r}
-	var (
-		res       scanV1Result
-		sawHeader bool
-		hole      *scanHole
-		endAfter  bool   // a turn/end at or after the hole
-		arena     []byte // holds the events' data: an allocation per few KiB, not per line
-	)
-	for line, err := range events.Lines(cr, maxLine) {
-		if err != nil {
-			return res, fmt.Errorf("read: %w", err)
-		}
-		if !line.Terminated {
-			break // the torn fragment: never a line
-		}
-		end := line.Pos.Offset + line.Size + 1
-		if !sawHeader {
-			sawHeader = true
-			if line.TooLong {
-				return res, fmt.Errorf("%s: %w: header line exceeds %d bytes", line.Pos, adapters.ErrCorruptLog, maxLineOrDefault(maxLine))
-			}
-			h, err := dsh.ParseHeader(line.Bytes)
-			if errors.Is(err, dsh.ErrNotJSON) {
-				return res, fmt.Errorf("%s: %w: header line is not valid JSON", line.Pos, adapters.ErrCorruptLog)
-			} else if err != nil {
-				return res, fmt.Errorf("%s: %w: first line is not a session header", line.Pos, adapters.ErrCorruptLog)
-			}
-			res.header, res.committed = h, end
-			continue
-		}
-		if hole != nil {
-			if !endAfter && !line.TooLong && isTurnEnd(line.Bytes) {
-				endAfter = true
-			}
-			continue
-		}
-		i := len(res.events)
-		var rec dsh.Record
-		var perr error
-		if line.TooLong {
-			perr = fmt.Errorf("line of %d bytes exceeds %d", line.Size, maxLineOrDefault(maxLine))
-		} else {
-			rec, arena, perr = dsh.ParseRecordAppend(arena, line.Bytes)
-		}
-		switch {
-		case perr != nil:
-			hole = &scanHole{pos: line.Pos, index: i, detail: fmt.Sprintf("unparsable committed event (event %d): %v", i, perr)}
-			endAfter = !line.TooLong && isTurnEnd(line.Bytes)
-		case rec.Seq != int64(i):
-			hole = &scanHole{pos: line.Pos, index: i, detail: fmt.Sprintf("seq gap in committed region (expected %d, got %d)", i, rec.Seq)}
-			endAfter = rec.Type == dsh.TypeTurnEnd
-		default:
-			res.events = append(res.events, rec)
-			res.committed = end
-		}
-	}
-	res.size = cr.n
-	if !sawHeader {
-		return res, fmt.Errorf("%w: empty or header-less session log", adapters.ErrCorruptLog)
-	}
-	if hole != nil && endAfter {
-		return res, fmt.Errorf("%s: %w: %s", hole.pos, adapters.ErrCorruptLog, hole.detail)
-	}
-	return res, nil
 }
 
 // isTurnEnd is dsh's test for the last turn/end: the line parses as JSON

@@ -80,6 +80,12 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return runReplayBatch(ctx, f, stdout, stderr)
 	}
+	if f.dsh != "" && !replayWholeFile {
+		// A dsh log streams when it can be read twice: it is never held.
+		if err := replayDSHStreaming(ctx, f, stdout, stderr); !errors.Is(err, errNotStreamable) {
+			return err
+		}
+	}
 	if f.dsh == "" && !replayWholeFile {
 		// A Qwen session the one pass can follow streams: its transcript
 		// is never held.
@@ -164,7 +170,7 @@ func loadReplaySession(ctx context.Context, f replayFlags) (*session, error) {
 			return nil, err
 		}
 		defer rc.Close()
-		s, err := readDSHLog(f.dsh, rc, 0)
+		s, err := readDSHLog(f.dsh, rc, dshMaxLine)
 		return s, cli.WithCode(cli.Input, err)
 	}
 	sess, err := f.sf.open(false)
@@ -438,34 +444,11 @@ func replayCrashTable(ctx context.Context, f replayFlags, s *session, stdout, st
 
 // printCrashTable prints the --crash-at all table (JSON: one row a line).
 func printCrashTable(w *replayWriter, rows []crashRow, warnings []string) {
-	if w.json {
-		for _, r := range rows {
-			w.encode(r)
-		}
-		return
-	}
-	w.printf("%-5s  %-40s  %-12s  %-38s  %s\n", "crash", "after event", "verdict", "target", "vetoed by")
+	t := newCrashTable(w)
 	for _, r := range rows {
-		verdict := r.Verdict
-		if r.Error != "" {
-			verdict = "error"
-		}
-		w.printf("%5d  %-40s  %-12s  %-38s  %s\n", r.At, r.Event, verdict, orDashStr(r.Target), strings.Join(r.Guards, ", "))
+		t.row(r)
 	}
-	counts := map[string]int{}
-	for _, r := range rows {
-		counts[r.Verdict]++
-	}
-	w.printf("\n%d crash points:", len(rows))
-	for _, v := range []string{"none", "completed", "interrupted", "cancelled", "error", "unknown", "balanced", "unloadable"} {
-		if counts[v] > 0 {
-			w.printf(" %s %d", v, counts[v])
-		}
-	}
-	w.printf("\n")
-	for _, l := range warnings {
-		w.printf("warning: %s\n", l)
-	}
+	t.end(warnings)
 }
 
 func orDashStr(s string) string {

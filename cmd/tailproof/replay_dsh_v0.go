@@ -114,24 +114,35 @@ func decideDSHV0(mem *memory.FS, s *session, data []byte, out outcome) outcome {
 		return out
 	}
 	var fold dshrecovery.Fold
-	if _, err := v0.Scan(bytes.NewReader(data), v0.Raw, v0.Options{}, fold.Apply); err == nil {
+	_, scanErr := v0.Scan(bytes.NewReader(data), v0.Raw, v0.Options{}, fold.Apply)
+	rec, err := dshlog.RecoverV0(mem, p, v0.Options{})
+	return dshV0Outcome(&fold, scanErr == nil, rec.Plan, err, true, out)
+}
+
+// dshV0Outcome fills out from RecoverV0's decision over a cut — its plan,
+// or its refusal err — and the fold of the cut's events (scanned: the scan
+// of the cut did not stop at a refusal); trace false leaves the trace and
+// the appended lines out.
+func dshV0Outcome(fold *dshrecovery.Fold, scanned bool, plan dshrecovery.Plan, err error, trace bool, out outcome) outcome {
+	if scanned && trace {
 		out.Trace = append(out.Trace, "fold log: "+fold.Describe())
 	}
 	if t, ok := fold.OpenTurn(); ok {
 		out.Target = "turn " + t
 	}
-	rec, err := dshlog.RecoverV0(mem, p, v0.Options{})
 	if err != nil {
 		out.Verdict, out.Error = "unloadable", err.Error()
 		return out
 	}
 	out.Verdict = "balanced"
-	if len(rec.Plan.Closers) > 0 {
+	if len(plan.Closers) > 0 {
 		out.Verdict = "interrupted"
 	}
-	for _, c := range rec.Plan.Closers {
-		out.Append = append(out.Append, string(c.Line))
-		out.Trace = append(out.Trace, "repair: append "+c.Type)
+	for _, c := range plan.Closers {
+		if trace {
+			out.Append = append(out.Append, string(c.Line))
+			out.Trace = append(out.Trace, "repair: append "+c.Type)
+		}
 	}
 	return out
 }

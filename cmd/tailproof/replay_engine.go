@@ -446,15 +446,13 @@ func primaryDecision(res tailproof.Result) (tailproof.Decision, bool) {
 }
 
 func decideDSH(mem *memory.FS, data []byte, out outcome) outcome {
-	const p = "/replay/session.jsonl"
-	if err := mem.WriteFile(p, data, 0o644); err != nil {
+	if err := mem.WriteFile(dshV1ReplayPath, data, 0o644); err != nil {
 		out.Error = err.Error()
 		return out
 	}
-	rec, err := dshlog.RecoverV1(mem, p)
+	rec, err := dshlog.RecoverV1(mem, dshV1ReplayPath)
 	if err != nil {
-		out.Verdict, out.Error = "unloadable", err.Error()
-		return out
+		return dshV1Outcome(nil, rec.Repair, err, true, out)
 	}
 	enc := &turns.Enclosure{}
 	for _, r := range rec.Events[:len(rec.Events)-len(rec.Repair.Closers)] {
@@ -462,20 +460,39 @@ func decideDSH(mem *memory.FS, data []byte, out outcome) outcome {
 			break
 		}
 	}
-	out.Trace = append(out.Trace, "fold log: "+enc.Describe())
-	if rec.Repair.TruncatedBytes > 0 {
-		out.Trace = append(out.Trace, fmt.Sprintf("repair: cut a torn final fragment of %d bytes", rec.Repair.TruncatedBytes))
+	return dshV1Outcome(enc, rec.Repair, nil, true, out)
+}
+
+// dshV1ReplayPath is where a v1 cut is recovered (in memory): its name is
+// in recovery's errors.
+const dshV1ReplayPath = "/replay/session.jsonl"
+
+// dshV1Outcome fills out from RecoverV1's decision over a cut — the turn
+// enclosure of its preserved events, its repair — or its refusal err;
+// trace false leaves the trace and the appended lines out.
+func dshV1Outcome(enc *turns.Enclosure, repair adapters.Repair, err error, trace bool, out outcome) outcome {
+	if err != nil {
+		out.Verdict, out.Error = "unloadable", err.Error()
+		return out
+	}
+	if trace {
+		out.Trace = append(out.Trace, "fold log: "+enc.Describe())
+		if repair.TruncatedBytes > 0 {
+			out.Trace = append(out.Trace, fmt.Sprintf("repair: cut a torn final fragment of %d bytes", repair.TruncatedBytes))
+		}
 	}
 	out.Verdict = "balanced"
-	if len(rec.Repair.Closers) > 0 {
+	if len(repair.Closers) > 0 {
 		out.Verdict = "interrupted"
 		if t, ok := enc.OpenTurn(); ok {
 			out.Target = fmt.Sprintf("turn %d", t)
 		}
 	}
-	for _, c := range rec.Repair.Closers {
-		out.Append = append(out.Append, c.Type+" "+string(c.Data))
-		out.Trace = append(out.Trace, "repair: append "+c.Type)
+	for _, c := range repair.Closers {
+		if trace {
+			out.Append = append(out.Append, c.Type+" "+string(c.Data))
+			out.Trace = append(out.Trace, "repair: append "+c.Type)
+		}
 	}
 	return out
 }
