@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,32 +26,76 @@ import (
 
 func dshHarness() turn.Harness { return dsh.Harness() }
 
-// loadDSHV0 reads a dsh v0 log (zstd or raw, by its name) the way dsh's
-// load reads it (v0.Scan: frames, rows, the torn tail) into its logical
-// form — the header line, then one line per preserved event — which
-// v0.Harness decides over. The log is held in memory: v0 logs are read
-// whole by dsh's own load too.
+// loadDSHV0 checks a dsh v0 log (zstd or raw, by its name) the way dsh's
+// load reads it (v0.Scan: frames, rows, the torn tail) and keeps only its
+// header and counts: Open then streams the log's logical form — the header
+// line, then one line per preserved event — which v0.Harness decides over,
+// from a second scan of the file. Nothing the size of the log is held
+// (issue #16: status as lean as reconcile; the whole logical log took 447 MiB
+// for a 200 MB log before).
 func (s *harnessSession) loadDSHV0() error {
+	enc := v0.Raw
+	if filepath.Base(s.Path) == dshlog.V0ZstdName {
+		enc = v0.Zstd
+	}
 	f, err := vfs.OpenRegular(s.fsys, s.Path, os.O_RDONLY, 0)
 	if err != nil {
 		return cli.WithCode(cli.Input, fmt.Errorf("--file %s: %w", s.Path, err))
 	}
 	defer f.Close()
-	enc := v0.Raw
-	if filepath.Base(s.Path) == dshlog.V0ZstdName {
-		enc = v0.Zstd
-	}
-	var lines []byte
-	res, err := v0.Scan(f, enc, v0.Options{}, func(r v0.Record) error {
-		lines = append(r.AppendJSON(lines), '\n')
-		return nil
-	})
+	res, err := v0.Scan(f, enc, v0.Options{}, func(v0.Record) error { return nil })
 	if err != nil {
 		return cli.WithCode(cli.Input, fmt.Errorf("--file %s is an unloadable dsh v0 log: %w", s.Path, err))
 	}
-	s.logical = append(append(v0.AppendHeader(nil, res.Header), '\n'), lines...)
+	s.v0 = &dshV0Source{enc: enc, first: res}
 	s.Harness = v0.Harness()
 	return nil
+}
+
+// dshV0Source is what loadDSHV0 found: the encoding and the first scan's
+// result, which every later scan must reproduce.
+type dshV0Source struct {
+	enc   v0.Encoding
+	first v0.Result
+}
+
+// errDSHV0Changed is a later scan of a v0 log finding other than the first.
+var errDSHV0Changed = errors.New("the dsh v0 log changed while it was read (its header or preserved events differ from the first read)")
+
+// openDSHV0 streams the logical form of the log loadDSHV0 checked: a
+// goroutine scans the file again and writes the header line, then each
+// preserved event's line, into a pipe. The reader's Close stops the scan
+// (its writes fail); a scan that fails, or that finds another header or
+// another count of events than the first, ends the stream with that error.
+func (s *harnessSession) openDSHV0() (io.ReadCloser, error) {
+	f, err := vfs.OpenRegular(s.fsys, s.Path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	pr, pw := io.Pipe()
+	src := s.v0
+	go func() {
+		defer f.Close()
+		w := bufio.NewWriterSize(pw, 64<<10)
+		buf := append(v0.AppendHeader(nil, src.first.Header), '\n')
+		_, err := w.Write(buf)
+		var res v0.Result
+		if err == nil {
+			res, err = v0.Scan(f, src.enc, v0.Options{}, func(r v0.Record) error {
+				buf = append(r.AppendJSON(buf[:0]), '\n')
+				_, err := w.Write(buf)
+				return err
+			})
+		}
+		if err == nil && (res.Events != src.first.Events || !bytes.Equal(v0.AppendHeader(nil, res.Header), v0.AppendHeader(nil, src.first.Header))) {
+			err = errDSHV0Changed
+		}
+		if err == nil {
+			err = w.Flush()
+		}
+		pw.CloseWithError(err) // nil: the reader sees io.EOF
+	}()
+	return pr, nil
 }
 
 // isDSHV0Name tells the published v0 layout's fixed file names.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -124,9 +123,9 @@ type harnessSession struct {
 	// Skipped lists the links discovery did not follow.
 	Skipped []string
 	fsys    *vfs.Rooted
-	// logical is a dsh v0 log's logical form (harness_dsh.go), nil for
-	// every other session.
-	logical []byte
+	// v0 is a dsh v0 log's checked header and counts (harness_dsh.go),
+	// nil for every other session.
+	v0 *dshV0Source
 }
 
 func (s *harnessSession) Close() error { return s.fsys.Close() }
@@ -134,8 +133,8 @@ func (s *harnessSession) Close() error { return s.fsys.Close() }
 // Open reads the session file from its first byte (a dsh v0 log: its
 // logical form).
 func (s *harnessSession) Open(context.Context) (io.ReadCloser, error) {
-	if s.logical != nil {
-		return io.NopCloser(bytes.NewReader(s.logical)), nil
+	if s.v0 != nil {
+		return s.openDSHV0()
 	}
 	f, err := vfs.OpenRegular(s.fsys, s.Path, os.O_RDONLY, 0)
 	if err != nil {
