@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/adapters/adaptertest"
 	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/memory"
+	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/events/dsh"
 	"github.com/tailproof/tailproof/projections/turns"
 )
@@ -272,4 +274,51 @@ func FuzzDSHRecover(f *testing.F) {
 			t.Fatalf("not idempotent: %v %+v", err, again.Repair)
 		}
 	})
+}
+
+// RecoverV1Count decides and repairs every cut of the log exactly as
+// RecoverV1 does — the same header, repair and resulting file, and a Count
+// that is RecoverV1's len(Events) — while keeping no event; the same refusals.
+func TestRecoverV1CountIsRecoverV1WithoutEvents(t *testing.T) {
+	durable, last := dshCrashLog()
+	path := dshLogPath(t)
+	var full bytes.Buffer
+	full.WriteString(`{"type":"session","version":1,"id":"c","createdAt":1000,"cwd":"/w"}` + "\n")
+	for _, r := range durable {
+		full.WriteString(recLine(r) + "\n")
+	}
+	full.WriteString(recLine(last) + "\n")
+	data := full.Bytes()
+	damaged := append(append([]byte(nil), data[:len(data)/2]...), append([]byte("{bad\n"), data[len(data)/2:]...)...)
+	for _, src := range [][]byte{data, damaged} {
+		for cut := 0; cut <= len(src); cut++ {
+			var got [2]dshlog.Recovery
+			var errs [2]error
+			var files [2][]byte
+			for i, recover := range []func(vfs.FS, string) (dshlog.Recovery, error){dshlog.RecoverV1, dshlog.RecoverV1Count} {
+				m := memory.NewFS()
+				if err := m.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := m.WriteFile(path, src[:cut], 0o600); err != nil {
+					t.Fatal(err)
+				}
+				got[i], errs[i] = recover(m, path)
+				files[i], _ = m.ReadFile(path)
+			}
+			if fmt.Sprint(errs[0]) != fmt.Sprint(errs[1]) {
+				t.Fatalf("cut %d: RecoverV1 error %v, RecoverV1Count %v", cut, errs[0], errs[1])
+			}
+			if errs[0] != nil {
+				continue
+			}
+			if got[1].Events != nil || got[1].Count != int64(len(got[0].Events)) || got[0].Count != got[1].Count {
+				t.Fatalf("cut %d: RecoverV1Count kept %d events, counted %d; RecoverV1 has %d (Count %d)", cut, len(got[1].Events), got[1].Count, len(got[0].Events), got[0].Count)
+			}
+			got[0].Events = nil
+			if !reflect.DeepEqual(got[0], got[1]) || !bytes.Equal(files[0], files[1]) {
+				t.Fatalf("cut %d: RecoverV1 %+v, RecoverV1Count %+v (files equal: %v)", cut, got[0], got[1], bytes.Equal(files[0], files[1]))
+			}
+		}
+	}
 }

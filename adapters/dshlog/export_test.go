@@ -19,5 +19,5 @@ const BatchesInFlight, BatchBytes = batchesInFlight, batchBytes
 
 // RecoverV1Max is RecoverV1 with a line limit (as Log.Load passes its own).
 func RecoverV1Max(fsys vfs.FS, path string, maxLine int) (Recovery, error) {
-	return recoverV1(fsys, path, maxLine)
+	return recoverV1(fsys, path, maxLine, true)
 }

@@ -221,7 +221,7 @@ func (l *Log) loadCore(id string) (adapters.LoadedSession, error) {
 	if !found {
 		return adapters.LoadedSession{}, fmt.Errorf("dshlog: session %q not found: %w", id, adapters.ErrNotFound)
 	}
-	rec, err := recoverV1(l.fs, path, l.opts.MaxLineBytes)
+	rec, err := recoverV1(l.fs, path, l.opts.MaxLineBytes, true)
 	if err != nil {
 		return adapters.LoadedSession{}, err
 	}

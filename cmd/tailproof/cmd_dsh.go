@@ -86,8 +86,8 @@ func runDSHRecover(_ context.Context, args []string, stdout, stderr io.Writer) i
 		report.Format = format.String()
 		if err == nil && format == dshlog.FormatV1 {
 			var rec dshlog.Recovery
-			if rec, err = dshlog.RecoverV1(fsys, *file); err == nil {
-				report.Events = int64(len(rec.Events))
+			if rec, err = dshlog.RecoverV1Count(fsys, *file); err == nil {
+				report.Events = rec.Count
 				report.TruncatedBytes, evidence = rec.Repair.TruncatedBytes, rec.Repair.Evidence
 				for _, c := range rec.Repair.Closers {
 					report.Closers = append(report.Closers, c.Type)
