@@ -46,7 +46,7 @@ var interactiveBound = gcBound{maxPercent: gcMaxPercent, headroom: gcHeadroom, h
 // bound its goal is ~16 MiB, so it collects every ~13 MiB — 89 cycles in
 // 50,000 scenarios with two workers, each stopping both of them. GOGC 800
 // also raises the runtime's minimum heap goal (4 MiB × GOGC/100) to 32 MiB:
-// 41 cycles, at the peak RSS of the run before (≈64 MiB). Its goal is at most
+// 41 cycles, at a peak RSS of 62–77 MiB (51–75 before). Its goal is at most
 // 32 MiB above the live heap and 48 MiB in all, so a live heap that grows
 // (--ambiguity keeps a key per dangling prompt) falls back towards
 // gcMinPercent as under the interactive bound. A higher GOGC's minimum goal
