@@ -36,6 +36,14 @@ type gcBound struct {
 	maxPercent int
 	headroom   uint64
 	heapGoal   uint64
+	// memLimit, when set, is the soft memory limit while the bound is
+	// active (and GOMEMLIMIT is not in the environment): the hook runs
+	// after a cycle, so a goal set from a small live heap stands until it
+	// has run, and a live heap that jumps meanwhile (2 → 10 MiB) would be
+	// collected only at 9× it. The limit is raised to twice the live heap
+	// plus 32 MiB when that is more, so it never holds a growing live heap
+	// down (no death spiral).
+	memLimit uint64
 }
 
 // interactiveBound is every command's bound (the constants above).
@@ -46,13 +54,31 @@ var interactiveBound = gcBound{maxPercent: gcMaxPercent, headroom: gcHeadroom, h
 // bound its goal is ~16 MiB, so it collects every ~13 MiB — 89 cycles in
 // 50,000 scenarios with two workers, each stopping both of them. GOGC 800
 // also raises the runtime's minimum heap goal (4 MiB × GOGC/100) to 32 MiB:
-// 41 cycles, at a peak RSS of 62–77 MiB (51–75 before). Its goal is at most
-// 32 MiB above the live heap and 48 MiB in all, so a live heap that grows
+// 41 cycles. Its goal is at most 32 MiB above the live heap and 48 MiB in
+// all, so a live heap that grows
 // (--ambiguity keeps a key per dangling prompt) falls back towards
-// gcMinPercent as under the interactive bound. A higher GOGC's minimum goal
+// gcMinPercent as under the interactive bound, and its memory limit (see
+// gcBound.memLimit) keeps a live-heap jump from running at 9× it until the
+// hook has run: peak RSS ~80 MiB (51–75 before). A higher GOGC's minimum goal
 // (1,600: 64 MiB, 3,200: 128 MiB) took peak RSS to 101 and 150 MiB for no
 // gain the loaded machine could tell apart.
-var batchBound = gcBound{maxPercent: 800, headroom: 32 << 20, heapGoal: 48 << 20}
+var batchBound = gcBound{maxPercent: 800, headroom: 32 << 20, heapGoal: 48 << 20, memLimit: 80 << 20}
+
+// defaultMemLimit is every command's soft memory limit (main.tuneGC).
+const defaultMemLimit = 256 << 20
+
+// memLimitOwned says tuneGC set the limit (GOMEMLIMIT unset), so a bound
+// may change it.
+var memLimitOwned atomic.Bool
+
+// memLimitFor is the soft memory limit under b with live bytes live: the
+// default for a bound without one.
+func memLimitFor(b gcBound, live uint64) int64 {
+	if b.memLimit == 0 {
+		return defaultMemLimit
+	}
+	return int64(max(b.memLimit, 2*live+32<<20))
+}
 
 // activeBound is the bound the collection hook applies; setGCBound changes it.
 var activeBound atomic.Pointer[gcBound]
@@ -99,6 +125,9 @@ func setGCBound(b *gcBound) {
 	p := boundedGCPercentFor(*b, live)
 	gcPercent.Store(int64(p))
 	debug.SetGCPercent(p)
+	if memLimitOwned.Load() {
+		debug.SetMemoryLimit(memLimitFor(*b, live))
+	}
 }
 
 var (
@@ -123,7 +152,11 @@ func boundGCHeadroom() {
 			metrics.Read(s)
 			if s[0].Value.Kind() == metrics.KindUint64 {
 				b := activeBound.Load()
-				p := boundedGCPercentFor(*b, s[0].Value.Uint64())
+				live := s[0].Value.Uint64()
+				if b.memLimit != 0 && memLimitOwned.Load() {
+					debug.SetMemoryLimit(memLimitFor(*b, live))
+				}
+				p := boundedGCPercentFor(*b, live)
 				if cur := int(gcPercent.Load()); p != cur && (p == gcMinPercent || p == b.maxPercent || p*8 < cur*7 || p*8 > cur*9) {
 					gcPercent.Store(int64(p))
 					debug.SetGCPercent(p)

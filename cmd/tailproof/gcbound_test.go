@@ -115,3 +115,59 @@ func TestSetGCBound(t *testing.T) {
 		t.Fatalf("with %d bytes live the batch bound is no wider than the interactive one", live)
 	}
 }
+
+// The batch bound's soft memory limit: 80 MiB while the live heap is
+// small, twice the live heap plus 32 MiB once that is more, so a growing
+// live heap is never held down; other bounds keep the default.
+func TestMemLimitFor(t *testing.T) {
+	for _, tc := range []struct {
+		b    gcBound
+		live uint64
+		want int64
+	}{
+		{interactiveBound, 0, defaultMemLimit},
+		{interactiveBound, 100 << 20, defaultMemLimit},
+		{batchBound, 0, 80 << 20},
+		{batchBound, 24 << 20, 80 << 20},
+		{batchBound, 30 << 20, 92 << 20},
+		{batchBound, 200 << 20, 432 << 20},
+	} {
+		if got := memLimitFor(tc.b, tc.live); got != tc.want {
+			t.Errorf("memLimitFor(%+v, %d MiB) = %d MiB, want %d MiB", tc.b, tc.live>>20, got>>20, tc.want>>20)
+		}
+	}
+}
+
+// setGCBound sets the limit only when tuneGC owns it (GOMEMLIMIT unset).
+func TestSetGCBoundMemoryLimit(t *testing.T) {
+	oldLimit := debug.SetMemoryLimit(-1)
+	oldPercent := debug.SetGCPercent(100)
+	armed, owned := gcHookArmed.Load(), memLimitOwned.Load()
+	defer func() {
+		debug.SetMemoryLimit(oldLimit)
+		debug.SetGCPercent(oldPercent)
+		gcHookArmed.Store(armed)
+		memLimitOwned.Store(owned)
+		activeBound.Store(&interactiveBound)
+	}()
+	limit := func() int64 { return debug.SetMemoryLimit(-1) }
+	gcHookArmed.Store(true)
+	debug.SetMemoryLimit(defaultMemLimit)
+	memLimitOwned.Store(false)
+	setGCBound(&batchBound)
+	if l := limit(); l != defaultMemLimit {
+		t.Fatalf("GOMEMLIMIT set: setGCBound changed the limit to %d", l)
+	}
+	memLimitOwned.Store(true)
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	setGCBound(&batchBound)
+	if l, want := limit(), memLimitFor(batchBound, s[0].Value.Uint64()); l != want {
+		t.Fatalf("batch bound: limit %d, want %d", l, want)
+	}
+	setGCBound(&interactiveBound)
+	if l := limit(); l != defaultMemLimit {
+		t.Fatalf("interactive bound: limit %d, want %d", l, int64(defaultMemLimit))
+	}
+}
