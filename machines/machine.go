@@ -213,27 +213,35 @@ func (m *Machine[E]) Fire(ctx context.Context, event string, evidence E) error {
 	src := m.f.Current()
 	dst := m.dstFor(event, src)
 	err := m.f.Event(context.WithoutCancel(ctx), event, evidence)
-	var (
-		canceled fsm.CanceledError
-		invalid  fsm.InvalidEventError
-		unknown  fsm.UnknownEventError
-		noop     fsm.NoTransitionError
-	)
-	switch {
-	case err == nil:
+	if err == nil {
 		m.record(Step{Event: event, Src: src, Dst: dst})
 		return nil
-	case errors.As(err, &canceled):
+	}
+	return m.refused(err, event, src, dst)
+}
+
+// refused is Fire's answer to an error of looplab's Event. Each errors.As
+// target escapes to the heap where it is declared, so each is declared only
+// when the one before did not match, and a transition (no error) pays for
+// none of them.
+func (m *Machine[E]) refused(err error, event, src, dst string) error {
+	var canceled fsm.CanceledError
+	if errors.As(err, &canceled) {
 		var v *VetoError
 		if errors.As(canceled.Err, &v) {
 			m.record(Step{Event: event, Src: src, Dst: dst, Vetoes: v.Vetoes})
 			return v
 		}
 		return err
-	case errors.As(err, &noop) && noop.Err == nil:
+	}
+	var noop fsm.NoTransitionError
+	if errors.As(err, &noop) && noop.Err == nil {
 		m.record(Step{Event: event, Src: src, Dst: dst})
 		return nil
-	case errors.As(err, &invalid), errors.As(err, &unknown):
+	}
+	var invalid fsm.InvalidEventError
+	var unknown fsm.UnknownEventError
+	if errors.As(err, &invalid) || errors.As(err, &unknown) {
 		return fmt.Errorf("machines: %s: event %q from state %q: %w", m.table.Name, event, src, ErrIllegal)
 	}
 	return err

@@ -347,7 +347,9 @@ func (d *Daemon) write(r *rec) error {
 	if _, err := d.tf.Write(d.buf); err != nil {
 		return fmt.Errorf("simulations: write transcript: %w", err)
 	}
-	d.tracef("  transcript %s", bytes.TrimSpace(d.buf))
+	if d.trace != nil {
+		d.tracef("  transcript %s", bytes.TrimSpace(d.buf))
+	}
 	d.noteShape(d.buf)
 	d.recs = append(d.recs, recInfo{uuid: r.uuid, start: d.size, end: d.size + int64(len(d.buf)), glued: !d.endsNL})
 	d.size += int64(len(d.buf))

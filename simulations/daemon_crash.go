@@ -22,6 +22,14 @@ const (
 	CrashPower                  // power loss: unsynced bytes are lost or torn
 )
 
+// String names the crash as the trace does.
+func (k CrashKind) String() string {
+	if k == CrashPower {
+		return "power loss"
+	}
+	return "kill"
+}
+
 // armTornLedger arms a crash inside the next ledger append's write, letting
 // a prefix of its bytes land.
 func (d *Daemon) armTornLedger() {
@@ -43,7 +51,9 @@ func (d *Daemon) crash(kind CrashKind) error { return d.crashAs(kind, false) }
 // bytes either way, and only a later power loss (there is none) could tell
 // synced from unsynced.
 func (d *Daemon) crashAs(kind CrashKind, final bool) error {
-	d.tracef("crash (%s)", map[CrashKind]string{CrashKill: "kill", CrashPower: "power loss"}[kind])
+	if d.trace != nil {
+		d.tracef("crash (%s)", kind)
+	}
 	if d.tf != nil {
 		d.tf.Close()
 		d.tf = nil

@@ -55,7 +55,7 @@ func (w unknownWhy) of(id string) string {
 // recoverWhy is recover that also names the guard that stopped the last
 // call for each prompt.
 func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string]tailproof.Verdict, unknownWhy, error) {
-	out := map[string]tailproof.Verdict{}
+	var out map[string]tailproof.Verdict // made at the first append (most calls append nothing)
 	if d.now == nil {
 		d.now = func() int64 { return d.clock }
 	}
@@ -93,8 +93,13 @@ func (d *Daemon) recoverWhy(store *memory.QwenStore, reference bool) (map[string
 			if _, dup := out[dec.Target]; dup {
 				return out, why, fmt.Errorf("reconcile (reference=%v) appended twice for %s", reference, dec.Target)
 			}
+			if out == nil {
+				out = map[string]tailproof.Verdict{}
+			}
 			out[dec.Target] = dec.Verdict
-			d.tracef("reconcile (reference=%v): %s %s", reference, dec.Target, dec.Verdict)
+			if d.trace != nil { // boxing the arguments allocates, traced or not
+				d.tracef("reconcile (reference=%v): %s %s", reference, dec.Target, dec.Verdict)
+			}
 			if store == d.store {
 				d.acked = append(d.acked, dec.Line)
 			}

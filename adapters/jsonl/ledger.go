@@ -73,6 +73,9 @@ func (s *QwenStore) writer(path, lock string) *ledgerWriter {
 	w, ok := s.writers[path]
 	if !ok {
 		w = &ledgerWriter{path: path, lock: lock, dir: filepath.Dir(path)}
+		if s.writers == nil {
+			s.writers = map[string]*ledgerWriter{}
+		}
 		s.writers[path] = w
 	}
 	return w

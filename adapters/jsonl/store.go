@@ -29,7 +29,7 @@ type QwenStore struct {
 	active string // layout.ChatsDir(Active), built once
 
 	mu      sync.Mutex
-	writers map[string]*ledgerWriter
+	writers map[string]*ledgerWriter // made at the first append (most stores only read)
 	stats   stats
 }
 
@@ -38,7 +38,7 @@ var _ adapters.Store = (*QwenStore)(nil)
 // NewQwenStore returns a store over fsys (vfs.OS in production, a
 // memory.FS in crash tests) for one project's layout.
 func NewQwenStore(fsys vfs.FS, layout QwenLayout) *QwenStore {
-	return &QwenStore{fs: fsys, layout: layout, active: activeChatsDir(layout), writers: map[string]*ledgerWriter{}}
+	return &QwenStore{fs: fsys, layout: layout, active: activeChatsDir(layout)}
 }
 
 // activeDirs memoizes layout.ChatsDir(Active): a process opens stores over

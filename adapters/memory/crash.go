@@ -65,6 +65,7 @@ func (m *FS) CrashKeeping(keep func(name string, unsynced []byte) int) {
 		}
 	}
 	m.root.mark = mark
+	m.treeGen++ // every directory's present entries become its synced ones
 	walk(m.root, "/")
 	m.halted = false
 	m.gen++
@@ -140,6 +141,16 @@ func (m *FS) Clone() *FS {
 	}
 	c := &FS{root: &slab[0], halted: m.halted}
 	c.cond.L = &c.mu
+	// The copy's tree is m's, so m's remembered lookups hold there too, on
+	// the copy's nodes (every node a lookup found is reachable, so numbered).
+	if m.lookups.gen == m.treeGen {
+		for i, n := range m.lookups.nodes {
+			if n != nil && n.mark == mark {
+				c.lookups.names[i], c.lookups.nodes[i] = m.lookups.names[i], &slab[n.idx]
+			}
+		}
+		c.lookups.next = m.lookups.next
+	}
 	return c
 }
 

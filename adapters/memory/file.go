@@ -21,6 +21,11 @@ type file struct {
 	write  bool
 	append bool
 	closed bool
+	// st is the first Stat's answer, handed out as &st: it shares the
+	// handle's allocation (the stores stat every file they open, once), and
+	// it is never written again, so it stays that Stat's snapshot.
+	st      info
+	statted bool
 }
 
 // live reports why the handle cannot be used; callers hold fs.mu.
@@ -162,7 +167,12 @@ func (f *file) Stat() (fs.FileInfo, error) {
 	if err := f.fs.gate(OpStat, f.name); err != nil {
 		return nil, f.pe("stat", err)
 	}
-	return info{name: path.Base(clean(f.name)), n: f.n, size: int64(len(f.n.data))}, nil
+	st := info{name: path.Base(clean(f.name)), n: f.n, size: int64(len(f.n.data))}
+	if !f.statted {
+		f.st, f.statted = st, true
+		return &f.st, nil
+	}
+	return st, nil
 }
 
 // Sync makes the file's current bytes durable (not its directory entry).

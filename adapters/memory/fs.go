@@ -112,6 +112,7 @@ func (m *FS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 	if !ok {
 		n = &node{mode: perm.Perm()}
 		dir.entries.set(last, n)
+		m.treeGen++
 	}
 	dir.syncedEntries.set(last, n)
 	n.data = bytes.Clone(data)
@@ -145,6 +146,7 @@ func (m *FS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error)
 	case !ok:
 		n = &node{mode: perm.Perm()}
 		dir.entries.set(base, n)
+		m.treeGen++
 	}
 	acc := flag & (syscall.O_RDONLY | syscall.O_WRONLY | syscall.O_RDWR)
 	if flag&syscall.O_TRUNC != 0 && acc != syscall.O_RDONLY {
@@ -210,7 +212,9 @@ func (m *FS) Rename(oldpath, newpath string) error {
 		return le(syscall.ENOTDIR)
 	}
 	od.entries.del(ob)
+	m.treeGen++
 	nd.entries.set(nb, n)
+	m.treeGen++
 	return nil
 }
 
@@ -236,6 +240,7 @@ func (m *FS) Link(oldpath, newpath string) error {
 		return le(syscall.EPERM)
 	}
 	nd.entries.set(nb, n)
+	m.treeGen++
 	return nil
 }
 
@@ -258,6 +263,7 @@ func (m *FS) Remove(name string) error {
 		return pe(syscall.ENOTEMPTY)
 	}
 	dir.entries.del(base)
+	m.treeGen++
 	return nil
 }
 
@@ -278,6 +284,7 @@ func (m *FS) MkdirAll(p string, perm fs.FileMode) error {
 		if !ok {
 			n = newDir(perm)
 			dir.entries.set(c, n)
+			m.treeGen++
 		} else if !n.dir {
 			return pe(syscall.ENOTDIR)
 		}

@@ -35,6 +35,7 @@ func (m *FS) Lock(name string) (vfs.Unlocker, error) {
 		if !ok {
 			n = newDir(0o700)
 			d.entries.set(c, n)
+			m.treeGen++
 		} else if !n.dir {
 			return nil, pe(syscall.ENOTDIR)
 		}
@@ -46,6 +47,7 @@ func (m *FS) Lock(name string) (vfs.Unlocker, error) {
 	}
 	if n, ok := dir.entries.get(base); !ok {
 		dir.entries.set(base, &node{mode: 0o600})
+		m.treeGen++
 	} else if n.dir {
 		return nil, pe(syscall.EISDIR)
 	}

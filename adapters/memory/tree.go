@@ -36,6 +36,23 @@ type FS struct {
 	// walkMark numbers the walks over the tree (Clone, Crash), so that a
 	// node's mark says whether the walk running now has visited it.
 	walkMark uint64
+	// treeGen counts the changes of any directory's present entries (every
+	// entries.set and entries.del, and Crash); lookups remembers the last
+	// few names lookup resolved while treeGen was gen, so a store's
+	// repeated operations on the same few paths skip the walk from the root.
+	treeGen uint64
+	lookups lookupCache
+}
+
+// lookupCache is a few successful lookups, valid while the tree's entries
+// have not changed since they were made (gen == FS.treeGen). A name's node
+// depends only on the present entries along its path, so until one changes
+// the walk would find the same node.
+type lookupCache struct {
+	gen   uint64
+	next  int
+	names [4]string
+	nodes [4]*node
 }
 
 type node struct {
@@ -209,6 +226,25 @@ func next(rest string) (elem, tail string) {
 }
 
 func (m *FS) lookup(name string) (*node, error) {
+	c := &m.lookups
+	if c.gen != m.treeGen {
+		*c = lookupCache{gen: m.treeGen}
+	}
+	for i := range c.nodes {
+		if c.nodes[i] != nil && c.names[i] == name {
+			return c.nodes[i], nil
+		}
+	}
+	n, err := m.walk(name)
+	if err == nil {
+		c.names[c.next], c.nodes[c.next] = name, n
+		c.next = (c.next + 1) % len(c.nodes)
+	}
+	return n, err
+}
+
+// walk resolves name from the root (lookup without its cache).
+func (m *FS) walk(name string) (*node, error) {
 	n := m.root
 	for rest := clean(name)[1:]; rest != ""; {
 		var p string

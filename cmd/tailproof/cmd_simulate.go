@@ -93,6 +93,9 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if bar != nil {
 		cfg.Progress = func(done int) { bar.Set(done, "") }
 	}
+	// A batch of CPU-bound scenarios: collect less often (ADR 0043).
+	setGCBound(&batchBound)
+	defer setGCBound(&interactiveBound)
 	start, cpu0 := time.Now(), cpuTime()
 	rep := simulations.Run(ctx, cfg)
 	elapsed, cpu := time.Since(start), cpuTime()-cpu0

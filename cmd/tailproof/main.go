@@ -55,7 +55,8 @@ func tuneGC() {
 		boundGCHeadroom()
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(256 << 20)
+		memLimitOwned.Store(true)
+		debug.SetMemoryLimit(defaultMemLimit)
 	}
 }
 

@@ -107,7 +107,7 @@ func (v *View) Add(r ledger.Record) {
 		o := v.open[r.PromptID]
 		if o == nil {
 			o = &open{order: order}
-			v.open[strings.Clone(r.PromptID)] = o
+			v.open[v.keptID(order, r.PromptID)] = o
 		}
 		o.lastAdmit, o.admission = idx, r
 		return
@@ -132,6 +132,18 @@ func (v *View) Add(r ledger.Record) {
 	}
 	v.next = (v.next + 1) % RecentTerminalsLimit
 	v.closed(r.PromptID, order)
+}
+
+// keptID is a copy of id, prompt order's, that the view may keep: the
+// compact view's interned one while the prompt is in its window (no second
+// copy of the same bytes), else a fresh clone.
+func (v *View) keptID(order int, id string) string {
+	if v.c != nil && order >= v.frontier {
+		if w := v.c.winIDs[order-v.frontier]; w == id {
+			return w
+		}
+	}
+	return strings.Clone(id)
 }
 
 // raiseTop records that prompt order's latest terminal time is now at.
