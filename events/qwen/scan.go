@@ -393,7 +393,10 @@ func (s *scanner) skipContainer() bool {
 			if s.i >= len(s.b) {
 				return s.fail("unexpected end of input")
 			}
-			return s.fail("expected , or closing bracket")
+			if obj { // the words of the object and array parsers (key, array), so every path names a defect alike
+				return s.fail("expected , or }")
+			}
+			return s.fail("expected , or ]")
 		}
 	}
 }
