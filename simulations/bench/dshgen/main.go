@@ -25,9 +25,9 @@ import (
 )
 
 const (
-	sessionID = "bench-dsh-0001"
-	cwd       = "/bench/workspace"
-	t0        = 1781000000000
+	sessionID       = "bench-dsh-0001"
+	cwd             = "/bench/workspace"
+	t0        int64 = 1781000000000
 )
 
 func main() {

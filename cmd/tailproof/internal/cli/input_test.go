@@ -109,8 +109,8 @@ func TestLedgerCollectorMatchesScan(t *testing.T) {
 	const sid = "b0000000-0000-4000-8000-000000000001"
 	var many strings.Builder
 	for i := range 5000 {
-		fmt.Fprintf(&many, "{\"v\":1,\"promptId\":\"p%d\",\"state\":\"in_flight\",\"at\":%d}\n", i, 1767225600000+2*i)
-		fmt.Fprintf(&many, "{\"v\":1,\"promptId\":\"p%d\",\"terminal\":\"completed\",\"at\":%d}\n", i, 1767225600001+2*i)
+		fmt.Fprintf(&many, "{\"v\":1,\"promptId\":\"p%d\",\"state\":\"in_flight\",\"at\":%d}\n", i, int64(1767225600000)+2*int64(i))
+		fmt.Fprintf(&many, "{\"v\":1,\"promptId\":\"p%d\",\"terminal\":\"completed\",\"at\":%d}\n", i, int64(1767225600001)+2*int64(i))
 	}
 	for _, data := range []string{
 		"", inFlight + "\n", inFlight + "\n{\"v\":1,\"prom", "\n\n  \nnot json\n" + inFlight,
