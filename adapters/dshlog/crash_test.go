@@ -84,18 +84,25 @@ func dshLogPath(t *testing.T) string {
 	return p
 }
 
+// dshCrashBytes is the log of dshCrashLog's records: the header, the
+// durable records, then last; start is where last begins.
+func dshCrashBytes(durable []dsh.Record, last dsh.Record) (full *bytes.Buffer, start int) {
+	full = new(bytes.Buffer)
+	full.WriteString(`{"type":"session","version":1,"id":"c","createdAt":1000,"cwd":"/w"}` + "\n")
+	for _, r := range durable {
+		full.WriteString(recLine(r) + "\n")
+	}
+	start = full.Len()
+	full.WriteString(recLine(last) + "\n")
+	return full, start
+}
+
 // Every byte offset inside the last record: the file holds a durable prefix
 // and 0..len(line)+1 bytes of the last record (the +1 is its newline).
 func TestDSHCrashAtEveryOffsetOfLastRecord(t *testing.T) {
 	durable, last := dshCrashLog()
 	path := dshLogPath(t)
-	var full bytes.Buffer
-	full.WriteString(`{"type":"session","version":1,"id":"c","createdAt":1000,"cwd":"/w"}` + "\n")
-	for _, r := range durable {
-		full.WriteString(recLine(r) + "\n")
-	}
-	start := full.Len()
-	full.WriteString(recLine(last) + "\n")
+	full, start := dshCrashBytes(durable, last)
 	for cut := start; cut <= full.Len(); cut++ {
 		m := memory.NewFS()
 		if err := m.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -280,14 +287,8 @@ func FuzzDSHRecover(f *testing.F) {
 // RecoverV1 does — the same header, repair and resulting file, and a Count
 // that is RecoverV1's len(Events) — while keeping no event; the same refusals.
 func TestRecoverV1CountIsRecoverV1WithoutEvents(t *testing.T) {
-	durable, last := dshCrashLog()
+	full, _ := dshCrashBytes(dshCrashLog())
 	path := dshLogPath(t)
-	var full bytes.Buffer
-	full.WriteString(`{"type":"session","version":1,"id":"c","createdAt":1000,"cwd":"/w"}` + "\n")
-	for _, r := range durable {
-		full.WriteString(recLine(r) + "\n")
-	}
-	full.WriteString(recLine(last) + "\n")
 	data := full.Bytes()
 	damaged := append(append([]byte(nil), data[:len(data)/2]...), append([]byte("{bad\n"), data[len(data)/2:]...)...)
 	for _, src := range [][]byte{data, damaged} {
