@@ -63,11 +63,20 @@ func DetectFormat(fsys vfs.FS, path string) (Format, error) {
 	}
 	defer f.Close()
 	line, _ := bufio.NewReaderSize(f, 8<<10).ReadSlice('\n')
-	if h, err := v0.ParseHeader(bytes.TrimSuffix(line, []byte("\n"))); err == nil && h.Version == v0.FormatVersion {
-		return FormatV0Raw, nil
+	return RawSessionFormat(bytes.TrimSuffix(line, []byte("\n"))), nil
+}
+
+// RawSessionFormat is the format of a file named session.jsonl by its first
+// line (without its newline): v0 when it is a v0 header, v1 when it names
+// version 1, else v0 — v0's reader then names what is wrong with the header,
+// as the published layout's name says it is one. Every command that reads
+// such a file (dsh recover, status, replay) decides by this.
+func RawSessionFormat(header []byte) Format {
+	if h, err := v0.ParseHeader(header); err == nil && h.Version == v0.FormatVersion {
+		return FormatV0Raw
 	}
-	if bytes.Contains(line, []byte(`"version":1`)) {
-		return FormatV1, nil
+	if bytes.Contains(header, []byte(`"version":1`)) {
+		return FormatV1
 	}
-	return FormatV0Raw, nil // v0's reader names what is wrong with the header
+	return FormatV0Raw
 }

@@ -98,8 +98,17 @@ func (s *harnessSession) openDSHV0() (io.ReadCloser, error) {
 	return pr, nil
 }
 
-// isDSHV0Name tells the published v0 layout's fixed file names.
-func isDSHV0Name(base string) bool { return base == dshlog.V0ZstdName || base == dshlog.V0RawName }
+// isDSHV0 tells a v0 log as dsh recover and replay tell it
+// (dshlog.DetectFormat): by the published layout's fixed file names and,
+// for session.jsonl, its first line (a v1 header there is a v1 log).
+func (s *harnessSession) isDSHV0() bool {
+	base := filepath.Base(s.Path)
+	if base != dshlog.V0ZstdName && base != dshlog.V0RawName {
+		return false
+	}
+	f, err := dshlog.DetectFormat(s.fsys, s.Path)
+	return err != nil || f != dshlog.FormatV1 // an unreadable file: v0's reader reports it
+}
 
 // runDSHRepair is `repair --harness dsh --file PATH [--json]`: the flags
 // checked here, the work done by `dsh recover`.

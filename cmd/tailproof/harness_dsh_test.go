@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tailproof/tailproof/adapters/dshlog"
@@ -131,5 +132,36 @@ func TestDSHV0SessionStreamNoticesAChange(t *testing.T) {
 	}
 	if err := rc.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A file named session.jsonl is told v0 or v1 by one rule in every command
+// (dshlog.DetectFormat / RawSessionFormat): a damaged v0 header (no
+// delegationDepth) is reported as v0's header error by replay as by dsh
+// recover and status — not replayed as a v1 log whose every point is
+// unloadable — and a v1 header there is read as v1 by status as by replay.
+func TestDSHSessionJSONLIsToldAlikeByEveryCommand(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name, "--w--", "s1", dshlog.V0RawName)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	turn := `{"type":"turn/start","seq":0,"time":1,"data":{"turn":1,"trigger":{"kind":"message","source":{"kind":"user"}}}}` + "\n"
+	bad := write("bad", `{"type":"session","version":0,"id":"s1","createdAt":1,"cwd":"/w"}`+"\n"+turn)
+	_, _, recoverErr := runCLI(t, "dsh", "recover", "--file", bad)
+	code, out, errb := runCLI(t, "replay", "--dsh", bad)
+	if code == 0 || !strings.Contains(out+errb, "delegationDepth") || !strings.Contains(recoverErr, "delegationDepth") {
+		t.Fatalf("replay of a v0 log without delegationDepth: exit %d\n%s%s\ndsh recover said: %s", code, out, errb, recoverErr)
+	}
+	v1 := write("v1", `{"type":"session","version":1,"id":"s1","createdAt":1,"cwd":"/w"}`+"\n"+turn)
+	code, out, errb = runCLI(t, "status", "--harness", "dsh", "--file", v1, "--json")
+	if code != 0 || !strings.Contains(out, `"turn"`) {
+		t.Fatalf("status of a v1 log named session.jsonl: exit %d\n%s%s", code, out, errb)
 	}
 }

@@ -223,7 +223,7 @@ func openHarnessFile(name string, th turn.Harness, file string) (*harnessSession
 		return nil, relabel(err, abs, file)
 	}
 	s := &harnessSession{Name: name, Harness: th, Path: abs, fsys: fsys}
-	if name == harnessDSH && isDSHV0Name(filepath.Base(abs)) {
+	if name == harnessDSH && s.isDSHV0() {
 		if err := s.loadDSHV0(); err != nil {
 			fsys.Close()
 			return nil, relabel(err, abs, file)
@@ -347,7 +347,7 @@ func (h *harnessFlags) discover(th turn.Harness) (*harnessSession, error) {
 		return fail(err)
 	}
 	s := &harnessSession{Name: h.name, Harness: th, Path: match[0].Path, Skipped: l.Skipped, fsys: fsys}
-	if h.name == harnessDSH && isDSHV0Name(filepath.Base(s.Path)) {
+	if h.name == harnessDSH && s.isDSHV0() {
 		if err := s.loadDSHV0(); err != nil {
 			return fail(err)
 		}

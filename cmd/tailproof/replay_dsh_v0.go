@@ -31,15 +31,16 @@ type dshV0 struct {
 }
 
 // isDSHV0 tells a v0 log by its name (the published layout's fixed file
-// names) and, for session.jsonl, its header's version.
+// names) and, for session.jsonl, its first line as dsh recover and status
+// tell it (dshlog.RawSessionFormat: a header that is neither a v0 one nor
+// names version 1 is a damaged v0 header, reported as such).
 func isDSHV0(path string, data []byte) bool {
 	switch filepath.Base(path) {
 	case dshlog.V0ZstdName:
 		return true
 	case dshlog.V0RawName:
 		line, _, _ := bytes.Cut(data, []byte("\n"))
-		h, err := v0.ParseHeader(line)
-		return err == nil && h.Version == v0.FormatVersion
+		return dshlog.RawSessionFormat(line) == dshlog.FormatV0Raw
 	}
 	return false
 }
