@@ -23,7 +23,7 @@ type Recovery struct {
 	Events []dsh.Record
 	// Count is the number of events in the balanced log (len(Events) when
 	// they are kept).
-	Count int64
+	Count  int64
 	Repair adapters.Repair
 }
 
