@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,6 +127,11 @@ type harnessSession struct {
 	// v0 is a dsh v0 log's checked header and counts (harness_dsh.go),
 	// nil for every other session.
 	v0 *dshV0Source
+	// unrootedPIDs is Claude Code's pid directory (<config>/sessions) when
+	// the transcript, named by --file, sits in Claude Code's layout but that
+	// directory was no real directory at open: the live-writer check then
+	// looks at it itself (absentPIDs).
+	unrootedPIDs string
 }
 
 func (s *harnessSession) Close() error { return s.fsys.Close() }
@@ -150,6 +156,9 @@ var _ tailproof.OpenSession = (*harnessSession)(nil).Open
 // writer is exit 5, "unavailable": the session is not there to be decided
 // yet.
 func (s *harnessSession) WriterLive(context.Context) error {
+	if s.unrootedPIDs != "" {
+		return absentPIDs(s.unrootedPIDs)
+	}
 	err := harnessfs.WriterCheck(s.fsys, s.Name, s.Path, harnessfs.Alive)
 	switch {
 	case errors.Is(err, harnessfs.ErrWriterLive):
@@ -158,6 +167,23 @@ func (s *harnessSession) WriterLive(context.Context) error {
 		return cli.WithCode(cli.Input, fmt.Errorf("checking for a live writer: %w", err))
 	}
 	return nil
+}
+
+// absentPIDs is the live-writer check when Claude Code's pid directory is
+// not a directory tailproof reads: none at all means no Claude Code process
+// ever registered under this configuration directory (a config restored
+// from a backup, or a version before pid files), so no pid file names the
+// session; anything else — a link, which is not followed, or a file — leaves
+// the question open, and nothing is decided as if the writer had died.
+func absentPIDs(dir string) error {
+	st, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return cli.WithCode(cli.Input, fmt.Errorf("checking for a live writer: %w", err))
+	}
+	return cli.Inputf("checking for a live writer: Claude Code's pid directory %s is %s, not a directory tailproof reads (a link is not followed), so whether the session's writer still runs cannot be checked; nothing was written", dir, vfs.Describe(st.Mode()))
 }
 
 // turnHarness is the codec and mapper of a harness name.
@@ -203,6 +229,7 @@ func openHarnessFile(name string, th turn.Harness, file string) (*harnessSession
 		return nil, cli.WithCode(cli.Input, fmt.Errorf("--file %s: %w", file, err))
 	}
 	roots := []string{abs}
+	var unrooted string
 	if name == harnessClaude {
 		// A transcript in Claude Code's layout: its pid files, read by the
 		// live-writer check, sit in <config>/sessions — a root of their own
@@ -211,6 +238,8 @@ func openHarnessFile(name string, th turn.Harness, file string) (*harnessSession
 			pids := filepath.Join(cfg, "sessions")
 			if st, err := os.Lstat(pids); err == nil && st.IsDir() {
 				roots = append(roots, filepath.Join(pids, "x")) // cli.Within roots a file's directory
+			} else {
+				unrooted = pids
 			}
 		}
 	}
@@ -222,7 +251,7 @@ func openHarnessFile(name string, th turn.Harness, file string) (*harnessSession
 		fsys.Close()
 		return nil, relabel(err, abs, file)
 	}
-	s := &harnessSession{Name: name, Harness: th, Path: abs, fsys: fsys}
+	s := &harnessSession{Name: name, Harness: th, Path: abs, fsys: fsys, unrootedPIDs: unrooted}
 	if name == harnessDSH && s.isDSHV0() {
 		if err := s.loadDSHV0(); err != nil {
 			fsys.Close()

@@ -23,6 +23,9 @@ import (
 //	$D/claude                a CLAUDE_CONFIG_DIR: projects/-w/<claudeID>.jsonl, a FIFO
 //	                         projects/-w/<claudeFIFO>.jsonl, a link
 //	                         projects/-w/<claudeOut>.jsonl to $OUT
+//	                         (no sessions/: no Claude Code process registered there)
+//	$D/claude-linked         a CLAUDE_CONFIG_DIR whose sessions/ (the pid files) is a
+//	                         link to $OUT/pids: projects/-w/<claudeID>.jsonl
 //	$D/h/torn.jsonl          the crashed Codex session (torn tail) outside any layout
 //	$D/h/whole.jsonl         the Codex session, its last record missing only its newline
 //	$D/h/glued.jsonl         the same, that last line glued to a torn record
@@ -85,6 +88,9 @@ func (h *hostileTree) harnessFixtures(t *testing.T) {
 	fifo(filepath.Join(proj, claudeFIFO+".jsonl"))
 	write(filepath.Join(h.out, claudeOut+".jsonl"), cl)
 	link(filepath.Join(h.out, claudeOut+".jsonl"), filepath.Join(proj, claudeOut+".jsonl"))
+	write(filepath.Join(h.d, "claude-linked", "projects", "-w", claudeID+".jsonl"), cl)
+	must(os.MkdirAll(filepath.Join(h.out, "pids"), 0o700))
+	link(filepath.Join(h.out, "pids"), filepath.Join(h.d, "claude-linked", "sessions"))
 	write(filepath.Join(h.d, "h", "torn.jsonl"), torn)
 	// The crashed session without its fragment: whole lines, the last one
 	// missing only its newline; then that line glued to a torn record.
