@@ -66,7 +66,7 @@ func RecoverV0(fsys vfs.FS, path string, opts v0.Options) (RecoveryV0, error) {
 		return RecoveryV0{}, fmt.Errorf("dshlog: open %s: %w", path, err)
 	}
 	var fold dshrecovery.Fold
-	res, err := v0.Scan(f, enc, opts, fold.Apply)
+	res, err := v0.ScanRecords(f, enc, opts, fold.Visit)
 	f.Close()
 	plan, err := NewV0Decider(path, res.Header).Decide(res, err, &fold)
 	if err != nil {

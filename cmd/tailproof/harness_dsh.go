@@ -43,7 +43,7 @@ func (s *harnessSession) loadDSHV0() error {
 		return cli.WithCode(cli.Input, fmt.Errorf("--file %s: %w", s.Path, err))
 	}
 	defer f.Close()
-	res, err := v0.Scan(f, enc, v0.Options{}, func(v0.Record) error { return nil })
+	res, err := v0.ScanRecords(f, enc, v0.Options{}, func(*v0.Record) error { return nil })
 	if err != nil {
 		return cli.WithCode(cli.Input, fmt.Errorf("--file %s is an unloadable dsh v0 log: %w", s.Path, err))
 	}
@@ -81,7 +81,7 @@ func (s *harnessSession) openDSHV0() (io.ReadCloser, error) {
 		_, err := w.Write(buf)
 		var res v0.Result
 		if err == nil {
-			res, err = v0.Scan(f, src.enc, v0.Options{}, func(r v0.Record) error {
+			res, err = v0.ScanRecords(f, src.enc, v0.Options{}, func(r *v0.Record) error {
 				buf = append(r.AppendJSON(buf[:0]), '\n')
 				_, err := w.Write(buf)
 				return err
