@@ -14,6 +14,9 @@ func ScanV0Parallel(r io.Reader, opts v0.Options, visit func(*v0.Record) error, 
 	return scanV0Parallel(r, opts, visit, parallelLimits{workers, inFlight, bytes, frames, parseAhead})
 }
 
+// ParallelReads is how many reads took the pipeline so far.
+func ParallelReads() int64 { return parallelReads.Load() }
+
 // BatchesInFlight, BatchBytes are the production bounds.
 const BatchesInFlight, BatchBytes = batchesInFlight, batchBytes
 

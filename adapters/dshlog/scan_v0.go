@@ -4,6 +4,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	v0 "github.com/tailproof/tailproof/events/dsh/v0"
 )
@@ -59,7 +60,12 @@ type batch struct {
 	done chan struct{} // one value once decoded
 }
 
+// parallelReads counts the reads that took the pipeline: the tests check
+// that recovery takes it with two processors and not with one.
+var parallelReads atomic.Int64
+
 func scanV0Parallel(r io.Reader, opts v0.Options, visit func(*v0.Record) error, lim parallelLimits) (v0.Result, error) {
+	parallelReads.Add(1)
 	var (
 		pool  = make(chan *batch, lim.inFlight)
 		order = make(chan *batch, lim.inFlight) // file order, for the scanner

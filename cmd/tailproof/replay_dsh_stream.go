@@ -135,7 +135,7 @@ func (s *dshStream) countV0() error {
 		r = g
 	}
 	var line []byte
-	res, err := v0.ScanRecords(r, s.enc, v0.Options{MaxLineBytes: s.maxLine}, func(rec *v0.Record) error {
+	res, err := dshlog.ScanV0(r, s.enc, v0.Options{MaxLineBytes: s.maxLine}, func(rec *v0.Record) error {
 		line = rec.AppendJSON(line[:0])
 		if _, err := readBack(rec, line); err != nil {
 			return err
@@ -291,7 +291,7 @@ func (s *dshStream) walkV0(w dshWalk) error {
 	var line []byte
 	offset := s.hdrLen // the logical line's offset: the header's, then each line's
 	var werr error
-	_, err := v0.ScanRecords(r, s.enc, v0.Options{MaxLineBytes: s.maxLine}, func(rec *v0.Record) error {
+	_, err := dshlog.ScanV0(r, s.enc, v0.Options{MaxLineBytes: s.maxLine}, func(rec *v0.Record) error {
 		if werr = w.at(p.n, p); werr != nil {
 			return werr
 		}
