@@ -1,18 +1,23 @@
 package dshlog_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/vfs"
 	"github.com/tailproof/tailproof/events"
 	v0 "github.com/tailproof/tailproof/events/dsh/v0"
+	"github.com/tailproof/tailproof/events/dsh/v0/v0test"
 )
 
 // A v0 raw log in the shapes dsh-session 0.1.0-rc.8 declares
@@ -119,5 +124,41 @@ func TestRecoverV0Refuses(t *testing.T) {
 				t.Fatal("a refused log was modified")
 			}
 		})
+	}
+}
+
+// TestRecoverV0ReadsInParallel: with two processors recovery reads a
+// compressed log through ScanV0's pipeline, with one inline, and both
+// recover a torn log to the same plan and the same bytes.
+func TestRecoverV0ReadsInParallel(t *testing.T) {
+	data := v0test.Compress(v0test.Frames("packed", 40))
+	data = data[:len(data)-7] // the last frame torn
+	recoverAt := func(procs int) (dshlog.RecoveryV0, []byte, int64) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		root := t.TempDir()
+		path := filepath.Join(root, "--w--", "s1", dshlog.V0ZstdName)
+		os.MkdirAll(filepath.Dir(path), 0o700)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before := dshlog.ParallelReads()
+		rec, err := dshlog.RecoverV0(vfs.OS, path, v0.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, _ := os.ReadFile(path)
+		rec.Evidence = filepath.Base(rec.Evidence)
+		return rec, after, dshlog.ParallelReads() - before
+	}
+	one, oneBytes, oneReads := recoverAt(1)
+	two, twoBytes, twoReads := recoverAt(2)
+	if oneReads != 0 || twoReads != 1 {
+		t.Fatalf("pipelined reads: %d with one processor (want 0), %d with two (want 1)", oneReads, twoReads)
+	}
+	if one.TruncatedBytes == 0 || len(one.Plan.Closers) == 0 {
+		t.Fatalf("the torn log needed no repair: %+v", one)
+	}
+	if d := cmp.Diff(one, two); d != "" || !bytes.Equal(oneBytes, twoBytes) {
+		t.Fatalf("recovery differs with two processors (-one +two):\n%s\nrepaired files equal: %v", d, bytes.Equal(oneBytes, twoBytes))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	v0 "github.com/tailproof/tailproof/events/dsh/v0"
 )
@@ -30,11 +31,13 @@ const (
 // in file order (v0.ZstdScanner, on its compact path; ADR 0037). On two
 // processors that is one decoder beside the parser, the split that halves
 // the wall time when decoding and parsing cost about the same. Every
-// goroutine it starts has stopped reading r when it returns.
-func ScanV0(r io.Reader, enc v0.Encoding, opts v0.Options, visit func(v0.Record) error) (v0.Result, error) {
+// goroutine it starts has stopped reading r when it returns. Its visits
+// are v0.ScanRecords's: by pointer, the record valid only during the call
+// and not to be modified, always on the caller's goroutine.
+func ScanV0(r io.Reader, enc v0.Encoding, opts v0.Options, visit func(*v0.Record) error) (v0.Result, error) {
 	workers := min(runtime.GOMAXPROCS(0)-1, maxWorkers)
 	if enc == v0.Raw || workers < 1 {
-		return v0.Scan(r, enc, opts, visit)
+		return v0.ScanRecords(r, enc, opts, visit)
 	}
 	return scanV0Parallel(r, opts, visit, parallelLimits{workers, batchesInFlight, batchBytes, batchFrames, false})
 }
@@ -57,7 +60,12 @@ type batch struct {
 	done chan struct{} // one value once decoded
 }
 
-func scanV0Parallel(r io.Reader, opts v0.Options, visit func(v0.Record) error, lim parallelLimits) (v0.Result, error) {
+// parallelReads counts the reads that took the pipeline: the tests check
+// that recovery takes it with two processors and not with one.
+var parallelReads atomic.Int64
+
+func scanV0Parallel(r io.Reader, opts v0.Options, visit func(*v0.Record) error, lim parallelLimits) (v0.Result, error) {
+	parallelReads.Add(1)
 	var (
 		pool  = make(chan *batch, lim.inFlight)
 		order = make(chan *batch, lim.inFlight) // file order, for the scanner

@@ -39,8 +39,8 @@ var limits = [][5]int{{1, 1, 0, 1, 0}, {2, 1, 0, 1, 1}, {1, 2, 1, 1, 0}, {2, 2, 
 
 // collect is a visit keeping a copy of each record in out, stopping with
 // errStop after stopAt records when stopAt >= 0.
-func (out *read) collect(stopAt int) func(v0.Record) error {
-	return func(r v0.Record) error {
+func (out *read) collect(stopAt int) func(*v0.Record) error {
+	return func(r *v0.Record) error {
 		if len(out.recs) == stopAt {
 			return errStop
 		}
@@ -56,7 +56,9 @@ func readV0(data []byte, lim *[5]int, stopAt int) read {
 	visit := out.collect(stopAt)
 	var err error
 	if lim == nil {
-		out.res, err = v0.Scan(bytes.NewReader(data), v0.Zstd, v0.Options{}, visit)
+		// By value (v0.Scan), so the parallel read's visits by pointer are
+		// compared with Scan's too.
+		out.res, err = v0.Scan(bytes.NewReader(data), v0.Zstd, v0.Options{}, func(r v0.Record) error { return visit(&r) })
 	} else {
 		out.res, err = dshlog.ScanV0Parallel(bytes.NewReader(data), v0.Options{}, visit, lim[0], lim[1], lim[2], lim[3], lim[4] == 1)
 	}
@@ -245,7 +247,7 @@ func TestScanV0ParallelBoundedMemory(t *testing.T) {
 	}
 	c := &counting{r: bytes.NewReader(data)}
 	var ahead int64
-	_, err := dshlog.ScanV0Parallel(c, v0.Options{}, func(r v0.Record) error {
+	_, err := dshlog.ScanV0Parallel(c, v0.Options{}, func(r *v0.Record) error {
 		ahead = max(ahead, c.n-frameEnd[int(r.Seq)])
 		return nil
 	}, 1, dshlog.BatchesInFlight, dshlog.BatchBytes, 256, false)
@@ -310,7 +312,7 @@ func FuzzScanV0Parallel(f *testing.F) {
 func ExampleScanV0() {
 	data := v0test.Compress(v0test.Frames("packed", 2))
 	events := 0
-	res, err := dshlog.ScanV0(bytes.NewReader(data), v0.Zstd, v0.Options{}, func(v0.Record) error {
+	res, err := dshlog.ScanV0(bytes.NewReader(data), v0.Zstd, v0.Options{}, func(*v0.Record) error {
 		events++
 		return nil
 	})

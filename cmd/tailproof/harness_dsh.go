@@ -27,7 +27,7 @@ import (
 func dshHarness() turn.Harness { return dsh.Harness() }
 
 // loadDSHV0 checks a dsh v0 log (zstd or raw, by its name) the way dsh's
-// load reads it (v0.Scan: frames, rows, the torn tail) and keeps only its
+// load reads it (dshlog.ScanV0: frames, rows, the torn tail; pipelined on two processors or more) and keeps only its
 // header and counts: Open then streams the log's logical form — the header
 // line, then one line per preserved event — which v0.Harness decides over,
 // from a second scan of the file. Nothing the size of the log is held
@@ -43,7 +43,7 @@ func (s *harnessSession) loadDSHV0() error {
 		return cli.WithCode(cli.Input, fmt.Errorf("--file %s: %w", s.Path, err))
 	}
 	defer f.Close()
-	res, err := v0.Scan(f, enc, v0.Options{}, func(v0.Record) error { return nil })
+	res, err := dshlog.ScanV0(f, enc, v0.Options{}, func(*v0.Record) error { return nil })
 	if err != nil {
 		return cli.WithCode(cli.Input, fmt.Errorf("--file %s is an unloadable dsh v0 log: %w", s.Path, err))
 	}
@@ -81,7 +81,7 @@ func (s *harnessSession) openDSHV0() (io.ReadCloser, error) {
 		_, err := w.Write(buf)
 		var res v0.Result
 		if err == nil {
-			res, err = v0.Scan(f, src.enc, v0.Options{}, func(r v0.Record) error {
+			res, err = dshlog.ScanV0(f, src.enc, v0.Options{}, func(r *v0.Record) error {
 				buf = append(r.AppendJSON(buf[:0]), '\n')
 				_, err := w.Write(buf)
 				return err

@@ -135,7 +135,7 @@ func (s *dshStream) countV0() error {
 		r = g
 	}
 	var line []byte
-	res, err := v0.Scan(r, s.enc, v0.Options{MaxLineBytes: s.maxLine}, func(rec v0.Record) error {
+	res, err := dshlog.ScanV0(r, s.enc, v0.Options{MaxLineBytes: s.maxLine}, func(rec *v0.Record) error {
 		line = rec.AppendJSON(line[:0])
 		if _, err := readBack(rec, line); err != nil {
 			return err
@@ -165,7 +165,7 @@ func (s *dshStream) countV0() error {
 
 // readBack parses a v0 event's logical line: the record replay steps (and
 // the whole-file replay's cut holds).
-func readBack(rec v0.Record, line []byte) (v0.Record, error) {
+func readBack(rec *v0.Record, line []byte) (v0.Record, error) {
 	c, err := v0.ParseLine(nil, line)
 	if err != nil || len(c) != 1 {
 		return v0.Record{}, fmt.Errorf("replay: event %s does not read back: %v", rec.Describe(), err)
@@ -291,7 +291,7 @@ func (s *dshStream) walkV0(w dshWalk) error {
 	var line []byte
 	offset := s.hdrLen // the logical line's offset: the header's, then each line's
 	var werr error
-	_, err := v0.Scan(r, s.enc, v0.Options{MaxLineBytes: s.maxLine}, func(rec v0.Record) error {
+	_, err := dshlog.ScanV0(r, s.enc, v0.Options{MaxLineBytes: s.maxLine}, func(rec *v0.Record) error {
 		if werr = w.at(p.n, p); werr != nil {
 			return werr
 		}
@@ -303,7 +303,7 @@ func (s *dshStream) walkV0(w dshWalk) error {
 		if p.n++; p.n > s.total {
 			return errors.New("more events than before")
 		}
-		if err := p.fold.Apply(c); err != nil && p.stopped == nil {
+		if err := p.fold.Visit(&c); err != nil && p.stopped == nil {
 			p.stopped = err
 		}
 		ev := events.Event{

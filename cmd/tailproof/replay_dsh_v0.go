@@ -49,7 +49,7 @@ func isDSHV0(path string, data []byte) bool {
 // zstd) into a replay session. A line longer than maxLine bytes (<= 0:
 // events.DefaultMaxLineBytes) stops it with a positioned
 // events.ErrLineTooLong after at most one read past the limit, as replay
-// reads Qwen files (readLines); a v0 zstd log is streamed to v0.Scan, whose
+// reads Qwen files (readLines); a v0 zstd log is streamed to dshlog.ScanV0 (v0.Scan), whose
 // frame and line bounds apply to what it decompresses.
 func readDSHLog(name string, r io.Reader, maxLine int) (*session, error) {
 	if filepath.Base(name) == dshlog.V0ZstdName {
@@ -72,7 +72,7 @@ func newDSHV0Session(name string, r io.Reader, maxLine int) (*session, error) {
 	}
 	var plain []byte
 	var evs []events.Event
-	res, err := v0.Scan(r, enc, v0.Options{MaxLineBytes: maxLine}, func(r v0.Record) error {
+	res, err := dshlog.ScanV0(r, enc, v0.Options{MaxLineBytes: maxLine}, func(r *v0.Record) error {
 		if plain == nil {
 			plain = []byte{} // the header is written below, once it is known
 		}
@@ -115,7 +115,7 @@ func decideDSHV0(mem *memory.FS, s *session, data []byte, out outcome) outcome {
 		return out
 	}
 	var fold dshrecovery.Fold
-	_, scanErr := v0.Scan(bytes.NewReader(data), v0.Raw, v0.Options{}, fold.Apply)
+	_, scanErr := v0.ScanRecords(bytes.NewReader(data), v0.Raw, v0.Options{}, fold.Visit)
 	rec, err := dshlog.RecoverV0(mem, p, v0.Options{})
 	return dshV0Outcome(&fold, scanErr == nil, rec.Plan, err, true, out)
 }

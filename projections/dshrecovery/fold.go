@@ -58,7 +58,12 @@ func (f *Fold) Len() int64 { return f.n }
 // checks it). It returns a corruption refusal, which stops a scan; an
 // unknown type is kept for Err and folding goes on, since the package
 // reports corruption anywhere in the log before it.
-func (f *Fold) Apply(r v0.Record) error {
+func (f *Fold) Apply(r v0.Record) error { return f.Visit(&r) }
+
+// Visit is Apply by pointer, the visitor of v0.ScanRecords and
+// dshlog.ScanV0 (fold.Visit): it reads r during the call only and keeps
+// none of its bytes, so it saves the copy of each record.
+func (f *Fold) Visit(r *v0.Record) error {
 	if f.err != nil {
 		return f.err
 	}
@@ -76,7 +81,7 @@ func (f *Fold) Apply(r v0.Record) error {
 	return f.err
 }
 
-func (f *Fold) apply(r v0.Record) error {
+func (f *Fold) apply(r *v0.Record) error {
 	if err := envelope(r); err != nil {
 		return err
 	}
@@ -200,7 +205,7 @@ func (f *Fold) request(p pendingCall, raw []byte) {
 }
 
 // envelope is dsh-session's assertSessionEventEnvelope.
-func envelope(r v0.Record) error {
+func envelope(r *v0.Record) error {
 	switch {
 	case r.NotObject:
 		return corrupt("the stored event is not an object")
@@ -275,7 +280,7 @@ func jsNumberText(raw []byte) (string, bool) {
 }
 
 // recordData adapts a record for the message checks.
-type recordData struct{ r v0.Record }
+type recordData struct{ r *v0.Record }
 
 func (d recordData) data() []byte { return d.r.Data }
 func (d recordData) kind() string { return d.r.Type }

@@ -178,8 +178,9 @@ type ZstdScanner struct {
 }
 
 // NewZstdScanner returns a scanner calling visit for each preserved event in
-// order (records valid only during the call).
-func NewZstdScanner(opts Options, visit func(Record) error) *ZstdScanner {
+// order, by pointer as ScanRecords does (records valid only during the call,
+// and not to be modified).
+func NewZstdScanner(opts Options, visit func(*Record) error) *ZstdScanner {
 	maxLine := opts.MaxLineBytes
 	if maxLine <= 0 {
 		maxLine = events.DefaultMaxLineBytes

@@ -72,8 +72,8 @@ func scanBoth(t *testing.T, data []byte, enc Encoding, stopAt, readMax int) scan
 		if readMax > 0 {
 			r = &chunkReader{b: data, max: readMax, rng: rand.New(rand.NewPCG(uint64(len(data)), uint64(readMax)))}
 		}
-		res, err := scan(r, enc, Options{MaxLineBytes: 1 << 12}, func(rec Record) error {
-			o.Recs = append(o.Recs, owned(rec))
+		res, err := scan(r, enc, Options{MaxLineBytes: 1 << 12}, func(rec *Record) error {
+			o.Recs = append(o.Recs, owned(*rec))
 			if len(o.Recs) == stopAt {
 				return errors.New("stop")
 			}
