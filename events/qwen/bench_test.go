@@ -2,10 +2,12 @@ package qwen
 
 import (
 	"bytes"
+	"go/build"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -22,10 +24,33 @@ import (
 // (simulations/bench/reconcile.sh) uses: the cost of skipping a tool output
 // depends on how many escapes it holds, so one shape cannot stand for all.
 
+// benchNames are the shapes the throughput benchmarks run: the generator's
+// own, and "files", whose tool outputs are the text files of Go's source
+// tree (content the generator did not write: ~2.7 KB a record, so per-record
+// costs dominate; issue #16's real-content case).
+var benchNames = append(slices.Clip(shape.Names), "files")
+
+// benchOptions are the shape's options, of about size bytes.
+func benchOptions(b *testing.B, name string, size int64) shape.Options {
+	o := shape.Options{Shape: name, Bytes: size, Seed: 1,
+		SessionID: "5b1f0c7e-8d2a-4f3b-9c1d-2e4f6a8b0c1d", Cwd: "/work/demo", StartMs: 1767225600000}
+	if name == "files" {
+		files, err := goSourceFiles()
+		if err != nil {
+			b.Skip("the files shape reads Go's source tree: ", err)
+		}
+		o.Files = files
+	}
+	return o
+}
+
+var goSourceFiles = sync.OnceValues(func() ([]string, error) {
+	return shape.ReadFiles(filepath.Join(build.Default.GOROOT, "src"))
+})
+
 // benchTranscript writes about size bytes of the shape to w.
 func benchTranscript(b *testing.B, w io.Writer, name string, size int64) shape.Stats {
-	st, err := shape.Write(w, shape.Options{Shape: name, Bytes: size, Seed: 1,
-		SessionID: "5b1f0c7e-8d2a-4f3b-9c1d-2e4f6a8b0c1d", Cwd: "/work/demo", StartMs: 1767225600000})
+	st, err := shape.Write(w, benchOptions(b, name, size))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,7 +95,7 @@ func reportCPU(b *testing.B, start float64, size int64) {
 // BenchmarkDecode measures the codec alone (line framing included) on 16 MiB
 // in memory, per shape.
 func BenchmarkDecode(b *testing.B) {
-	for _, name := range shape.Names {
+	for _, name := range benchNames {
 		b.Run(name, func(b *testing.B) {
 			data, st := memTranscript(b, name)
 			b.SetBytes(int64(len(data)))
@@ -154,7 +179,7 @@ func BenchmarkScan(b *testing.B) {
 type chainReader func(open Opener, visit func(int, events.Event) error, restart func()) (*Chain, error)
 
 func benchShapes(b *testing.B, read chainReader) {
-	for _, name := range append(shape.Names, "mixed-rewind") {
+	for _, name := range append(benchNames, "mixed-rewind") {
 		b.Run(name, func(b *testing.B) { benchChainFile(b, name, read) })
 	}
 }
@@ -180,8 +205,7 @@ func benchChainFile(b *testing.B, name string, read chainReader) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := shape.Options{Shape: name, Bytes: benchBytes(b, 64<<20), Seed: 1,
-		SessionID: "5b1f0c7e-8d2a-4f3b-9c1d-2e4f6a8b0c1d", Cwd: "/work/demo", StartMs: 1767225600000}
+	opts := benchOptions(b, name, benchBytes(b, 64<<20))
 	if name == "mixed-rewind" {
 		opts.Shape, opts.RewindEvery = "mixed", 20
 	}
@@ -240,7 +264,7 @@ func benchChainFile(b *testing.B, name string, read chainReader) {
 // BenchmarkSkipLine is the scanner alone: each line validated as one JSON
 // value and skipped, as pass 1 skips a record's payloads, per shape.
 func BenchmarkSkipLine(b *testing.B) {
-	for _, name := range shape.Names {
+	for _, name := range benchNames {
 		b.Run(name, func(b *testing.B) {
 			data, _ := memTranscript(b, name)
 			lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))

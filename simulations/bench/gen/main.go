@@ -13,15 +13,12 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"flag"
 	"fmt"
-	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tailproof/tailproof/simulations/bench/shape"
 )
@@ -46,7 +43,7 @@ func main() {
 	var files []string
 	if *filesDir != "" {
 		var err error
-		if files, err = readFiles(*filesDir); err != nil {
+		if files, err = shape.ReadFiles(*filesDir); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -88,30 +85,4 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s: shape %s, %s\n", chats, *name, st)
-}
-
-// readFiles returns the contents of the regular text files under dir (links
-// not followed; files over 1 MiB, empty ones and binary ones — invalid UTF-8
-// or a NUL byte — skipped), in walk order.
-func readFiles(dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil || info.Size() == 0 || info.Size() > 1<<20 {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil || !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
-			return err // binary: Qwen's read_file returns a notice, not the bytes
-		}
-		out = append(out, string(b))
-		return nil
-	})
-	if err == nil && len(out) == 0 {
-		err = fmt.Errorf("gen: no regular files of 1 byte to 1 MiB under %s", dir)
-	}
-	return out, err
 }

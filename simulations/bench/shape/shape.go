@@ -35,9 +35,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // Names lists the shapes Write writes from its own content; Write also
@@ -219,4 +223,31 @@ func CPUSeconds() float64 {
 		return 0
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// ReadFiles returns the contents of the regular text files under dir
+// (links not followed; files over 1 MiB, empty ones and binary ones —
+// invalid UTF-8 or a NUL byte — skipped), in walk order: the files shape's
+// Options.Files for gen -files DIR and the package benchmarks.
+func ReadFiles(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil || info.Size() == 0 || info.Size() > 1<<20 {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil || !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+			return err // binary: Qwen's read_file returns a notice, not the bytes
+		}
+		out = append(out, string(b))
+		return nil
+	})
+	if err == nil && len(out) == 0 {
+		err = fmt.Errorf("shape: no regular files of 1 byte to 1 MiB under %s", dir)
+	}
+	return out, err
 }
