@@ -186,13 +186,12 @@ func (f *Fold) Add(ev events.Event) error {
 		// Clipped, not copied: entries never write into a parts array (a merge
 		// appends to a clipped slice), so sharing the record's is safe.
 		Content:          qwen.Content{Role: rec.Message.Role, Parts: slices.Clip(rec.Message.Parts)},
-		Sources:          []Source{src},
 		ColdNotification: rec.Provenance == "system" && rec.Subtype == qwen.SubtypeNotification && !rec.HasBackground && !rec.DeliveredTurn,
 	}
 	if rec.Type == qwen.TypeUser && rec.Subtype == "" && rec.PromptID != "" {
 		e.PromptID = rec.PromptID
 	}
-	f.push(e)
+	f.push(e, src)
 	f.evict()
 	f.lastMaterial = rec
 	return nil
@@ -303,10 +302,9 @@ func (f *Fold) compress(rec *qwen.Record, ev events.Event) {
 	for _, c := range rec.Compression.History {
 		e := Entry{
 			Content:    qwen.Content{Role: c.Role, Parts: slices.Clip(c.Parts)},
-			Sources:    []Source{src},
 			Compressed: true,
 		}
-		f.push(e)
+		f.push(e, src)
 		f.evict()
 	}
 	for _, id := range rec.Compression.CompletedToolCallIDs {
@@ -326,7 +324,7 @@ func (f *Fold) Result() Result {
 		if v, ok := f.view(&f.win[i].Entry); ok {
 			v.Content.Parts = slices.Clone(v.Content.Parts)
 			v.PartSource = slices.Clone(v.PartSource)
-			v.Sources = slices.Clone(v.Sources)
+			v.Sources = f.win[i].sources()
 			res.Tail = append(res.Tail, v)
 		}
 	}

@@ -41,22 +41,8 @@ func (f *Fold) Clone() *Fold {
 
 func (c *fpCounts) clone() *fpCounts {
 	cp := *c
-	// The entries are copied in queue order (each live one is there once),
-	// into one slab of the copy's own.
-	// Chains are rebuilt in the copy (newest first, as at links them: only
-	// the order of a chain's ids differs, which no answer reads).
-	cp.recent = make(map[uint64]*recentID, len(c.recent))
-	live := c.queue[c.head:]
-	cp.queue, cp.head = make([]*recentID, len(live), max(len(live), 1)), 0
-	ents := make([]recentID, len(live))
-	for i, e := range live {
-		ents[i] = *e
-		ne := &ents[i]
-		ne.next = cp.recent[ne.h]
-		cp.recent[ne.h] = ne
-		cp.queue[i] = ne
-	}
-	cp.slab = nil
+	cp.ring = slices.Clone(c.ring)
+	cp.table = slices.Clone(c.table)
 	for i := range cp.old {
 		cp.old[i].words = slices.Clone(c.old[i].words)
 	}

@@ -20,27 +20,31 @@ import (
 type fpCounts struct {
 	hash  func(string) uint64
 	limit int // recent ids kept exact before the oldest moves to the old table
-	// recent holds the recent ids' entries by their hash (the fingerprint
-	// hash), ids that share one chained through next: a lookup compares
-	// 64-bit keys, never reads a key's bytes but the one id it checks, and
-	// the hash is computed once per call — a string-keyed map cost two or
-	// three cache misses a lookup, and the fold looks up a few ids a record.
-	recent map[uint64]*recentID
-	n      int         // entries in recent
-	queue  []*recentID // recent's entries, oldest first (queue[head:])
-	head   int
-	slab   []recentID // where new entries are carved from (one allocation per slabSize ids)
-	old    [3]fpSet   // see role
-	pinned [3]string  // the last prompt's id and daemon id, the last attempt's daemon id
+	// ring holds the recent ids' entries in queue order, oldest first:
+	// ring[(head+i) % len(ring)] for i < n. It grows by doubling up to
+	// limit+4 entries (limit, the one being added, and room to rotate a
+	// pinned one) and is then reused in place: no allocation per id.
+	ring []recentID
+	head int
+	n    int
+	// table finds an id's entry: open addressing with linear probing over
+	// words that pack the top 32 bits of the id's hash (the fingerprint
+	// hash) above its ring index + 1 (0 is empty), at most half full. A
+	// lookup compares 32 bits of hash before it reads an entry, and the
+	// entry's id bytes before it answers. A string-keyed map, then a map of
+	// hashes to chained entries carved from slabs, each cost several cache
+	// misses and an allocation per id (ADR 0042; ADR 0050).
+	table  []uint64
+	old    [3]fpSet  // see role
+	pinned [3]string // the last prompt's id and daemon id, the last attempt's daemon id
 }
 
 // recentID is one id's exact counts in every role since it entered the
 // recent set (the fields of idCount, the tag count, promptHint and
 // resultHint, and the daemon hint count).
 type recentID struct {
-	id             string    // the id
-	h              uint64    // its hash, recent's key
-	next           *recentID // the next entry of the same hash
+	id             string // the id
+	h              uint64 // its hash
 	calls, results int32
 	tags           int32
 	prompts        int32
@@ -73,12 +77,9 @@ var (
 // counted exactly; a few hundred KiB.
 const defaultRecent = 4096
 
-// slabSize is how many entries one allocation holds: a long session meets
-// a new id every few records (a call id, a prompt id, a daemon id), and one
-// allocation each was a tenth of the fold's cost. An entry is never reused
-// (a retired one stays in its slab, which is garbage once all of its
-// entries are retired), so a pointer at returned cannot change owner.
-const slabSize = 128
+// firstRing is the ring's first size: most sessions are far shorter than
+// limit ids, and the simulator starts a fold per scenario.
+const firstRing = 64
 
 var fpSeed = maphash.MakeSeed()
 
@@ -90,35 +91,90 @@ func newFPCounts(hash func(string) uint64, limit int) *fpCounts {
 		limit = defaultRecent
 	}
 	limit = max(limit, 4)
-	// Not presized: most sessions are far shorter than limit ids, and the
-	// simulator starts a fold per scenario.
-	return &fpCounts{hash: hash, limit: limit, recent: map[uint64]*recentID{}}
+	return &fpCounts{hash: hash, limit: limit}
+}
+
+// tableWord packs an entry's hash tag and ring index.
+func tableWord(h uint64, idx int) uint64 { return h&^0xFFFFFFFF | uint64(idx+1) }
+
+// lookup returns the table slot of id (hash h) and whether it holds id;
+// when it does not, the slot is the empty one where id would go.
+func (c *fpCounts) lookup(id string, h uint64) (int, bool) {
+	if len(c.table) == 0 {
+		return 0, false
+	}
+	mask := len(c.table) - 1
+	tag := h &^ 0xFFFFFFFF
+	for i := int(h>>7) & mask; ; i = (i + 1) & mask {
+		w := c.table[i]
+		if w == 0 {
+			return i, false
+		}
+		if w&^0xFFFFFFFF == tag {
+			if e := &c.ring[int(uint32(w))-1]; e.h == h && e.id == id {
+				return i, true
+			}
+		}
+	}
 }
 
 // at returns id's recent entry, creating it (the key cloned: a record's
 // strings share one allocation) and moving the oldest id that is not
-// pinned to the old table when the recent set is full.
+// pinned to the old table when the recent set is full. The pointer is
+// valid until the next call of at.
 func (c *fpCounts) at(id string) *recentID {
 	h := c.hash(id)
-	first := c.recent[h]
-	for e := first; e != nil; e = e.next {
-		if e.id == id {
-			return e
-		}
+	slot, ok := c.lookup(id, h)
+	if ok {
+		return &c.ring[int(uint32(c.table[slot]))-1]
 	}
-	if len(c.slab) == 0 {
-		c.slab = make([]recentID, slabSize)
+	if c.n == len(c.ring) {
+		c.grow()
+		slot, _ = c.lookup(id, h)
 	}
-	e := &c.slab[0]
-	c.slab = c.slab[1:]
-	e.id, e.h, e.next = strings.Clone(id), h, first
-	c.recent[h] = e
+	idx := c.index(c.n)
+	c.ring[idx] = recentID{id: strings.Clone(id), h: h}
+	c.table[slot] = tableWord(h, idx)
 	c.n++
-	c.queue = append(c.queue, e)
 	for c.n > c.limit {
 		c.retireOldest()
 	}
-	return e
+	return &c.ring[idx]
+}
+
+// index is the ring position of the i-th entry in queue order.
+func (c *fpCounts) index(i int) int {
+	if i += c.head; i >= len(c.ring) {
+		i -= len(c.ring)
+	}
+	return i
+}
+
+// grow doubles the ring (up to limit+4 entries) and rebuilds the table, at
+// least twice the ring's size (at most half full).
+func (c *fpCounts) grow() {
+	// at calls it only when the ring is full, which at its last size
+	// (limit+4) it never is: at retires down to limit.
+	size := min(max(firstRing, 2*len(c.ring)), c.limit+4)
+	ring := make([]recentID, size)
+	for i := range c.n {
+		ring[i] = c.ring[c.index(i)]
+	}
+	c.ring, c.head = ring, 0
+	t := 16
+	for t < 2*size {
+		t *= 2
+	}
+	c.table = make([]uint64, t)
+	mask := t - 1
+	for i := range c.n {
+		h := ring[i].h
+		j := int(h>>7) & mask
+		for c.table[j] != 0 {
+			j = (j + 1) & mask
+		}
+		c.table[j] = tableWord(h, i)
+	}
 }
 
 // pin keeps id in the recent set while it is pinned (slot i): the last
@@ -138,42 +194,61 @@ func (c *fpCounts) isPinned(id string) bool {
 // of the queue when it is pinned (at most three are, and limit is at least
 // four, so a call of at ends).
 func (c *fpCounts) retireOldest() {
-	e := c.queue[c.head]
-	c.queue[c.head] = nil
-	c.head++
-	id := e.id
-	if c.isPinned(id) {
-		c.queue = append(c.queue, e)
-	} else {
-		var bits [3]uint32
-		for _, r := range []struct {
-			held bool
-			role role
-		}{
-			{e.calls != 0 || e.results != 0, roleTool},
-			{e.tags != 0, roleTag},
-			{e.prompts != 0, rolePrompt},
-			{e.daemons != 0, roleDaemon},
-			{e.outcomes != 0, roleOutcome},
-		} {
-			if r.held {
-				bits[r.role.table] |= r.role.bit
-			}
+	from := c.head
+	e := &c.ring[from]
+	slot, _ := c.lookup(e.id, e.h)
+	c.head = c.index(1)
+	if c.isPinned(e.id) {
+		// To the back: the slot freed at the head is always free when the
+		// ring is full, and otherwise the one after the newest entry is.
+		to := c.index(c.n - 1)
+		if to != from {
+			c.ring[to] = *e
+			*e = recentID{}
+			c.table[slot] = tableWord(c.ring[to].h, to)
 		}
-		if bits != [3]uint32{} {
-			for t, b := range bits {
-				if b != 0 {
-					c.old[t].add(e.h, b)
-				}
-			}
+		return
+	}
+	var bits [3]uint32
+	if e.calls != 0 || e.results != 0 {
+		bits[roleTool.table] |= roleTool.bit
+	}
+	if e.tags != 0 {
+		bits[roleTag.table] |= roleTag.bit
+	}
+	if e.prompts != 0 {
+		bits[rolePrompt.table] |= rolePrompt.bit
+	}
+	if e.daemons != 0 {
+		bits[roleDaemon.table] |= roleDaemon.bit
+	}
+	if e.outcomes != 0 {
+		bits[roleOutcome.table] |= roleOutcome.bit
+	}
+	for t, b := range bits {
+		if b != 0 {
+			c.old[t].add(e.h, b)
 		}
-		c.unlink(e)
 	}
-	if c.head > len(c.queue)/2 {
-		n := copy(c.queue, c.queue[c.head:])
-		clear(c.queue[n:])
-		c.queue, c.head = c.queue[:n], 0
+	// Drop what the entry points to: it must not keep a record's strings.
+	*e = recentID{}
+	c.n--
+	c.remove(slot)
+}
+
+// remove empties table slot i, moving later entries of its probe run back
+// (backward-shift deletion: no tombstones).
+func (c *fpCounts) remove(i int) {
+	mask := len(c.table) - 1
+	for j := (i + 1) & mask; c.table[j] != 0; j = (j + 1) & mask {
+		home := int(c.ring[int(uint32(c.table[j]))-1].h>>7) & mask
+		// Entry j may fill i when its home is not in (i, j] (cyclically).
+		if (j-home)&mask >= (j-i)&mask {
+			c.table[i] = c.table[j]
+			i = j
+		}
 	}
+	c.table[i] = 0
 }
 
 // sure reports whether id has no occurrence in role outside the recent set.
@@ -181,32 +256,9 @@ func (c *fpCounts) sure(id string, r role) bool {
 	return !c.old[r.table].has(c.hash(id), r.bit)
 }
 
-// unlink takes e out of recent, and drops what it points to: a retired
-// entry's slab may outlive it, and must not keep its strings or another
-// entry alive.
-func (c *fpCounts) unlink(e *recentID) {
-	c.n--
-	switch first := c.recent[e.h]; {
-	case first == e && e.next == nil:
-		delete(c.recent, e.h)
-	case first == e:
-		c.recent[e.h] = e.next
-	default:
-		for p := first; p != nil; p = p.next {
-			if p.next == e {
-				p.next = e.next
-				break
-			}
-		}
-	}
-	e.id, e.promptDaemon, e.next = "", "", nil
-}
-
 func (c *fpCounts) peek(id string) recentID {
-	for e := c.recent[c.hash(id)]; e != nil; e = e.next {
-		if e.id == id {
-			return *e
-		}
+	if slot, ok := c.lookup(id, c.hash(id)); ok {
+		return c.ring[int(uint32(c.table[slot]))-1]
 	}
 	return recentID{}
 }
@@ -214,7 +266,8 @@ func (c *fpCounts) peek(id string) recentID {
 // clearHistory forgets the tool-call ids and prompt tags (a compression
 // replaces the history; the settlement hints stay).
 func (c *fpCounts) clearHistory() {
-	for _, e := range c.queue[c.head:] {
+	for i := range c.n {
+		e := &c.ring[c.index(i)]
 		e.calls, e.results, e.tags = 0, 0, 0
 	}
 	c.old[roleTool.table].clearRoles(roleTool.bit)

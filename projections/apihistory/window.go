@@ -7,7 +7,11 @@ import (
 )
 
 type slot struct {
-	Entry
+	Entry // its Sources nil while src0 is its only source
+	// src0 is the record that pushed the entry: most entries never have
+	// another, and their Sources are made only when a Result or a Summary
+	// shows them (one allocation per record was a tenth of the fold).
+	src0           Source
 	shapeRunBefore int // trailing shape-notification run of the kept history before this entry
 	flagRunBefore  int // trailing cold-notification run of the kept history before this entry
 }
@@ -74,7 +78,15 @@ func (f *Fold) runsAfter(s *slot) {
 	}
 }
 
-func (f *Fold) push(e Entry) {
+// sources is the entry's Sources as a Result shows them (the caller's).
+func (s *slot) sources() []Source {
+	if s.Sources == nil {
+		return []Source{s.src0}
+	}
+	return slices.Clone(s.Sources)
+}
+
+func (f *Fold) push(e Entry, src Source) {
 	if len(f.win) == cap(f.win) && f.off > 0 && f.off >= len(f.win) {
 		// More of the array is evicted than live: slide the window down and
 		// reuse it rather than growing, so a long session allocates no slots.
@@ -83,7 +95,7 @@ func (f *Fold) push(e Entry) {
 		f.win, f.off = f.base[:n], 0
 	}
 	old := cap(f.win)
-	f.win = append(f.win, slot{Entry: e, shapeRunBefore: f.shapeRun, flagRunBefore: f.flagRun})
+	f.win = append(f.win, slot{Entry: e, src0: src, shapeRunBefore: f.shapeRun, flagRunBefore: f.flagRun})
 	if cap(f.win) != old {
 		f.base, f.off = f.win[:0:cap(f.win)], 0
 	}
@@ -105,6 +117,9 @@ func (f *Fold) merge(rec *qwen.Record, src Source) {
 	f.account(&s.Entry, -1)
 	// Copy before appending: the entry's slices must never alias a record's
 	// message or an earlier Result.
+	if s.Sources == nil {
+		s.Sources = []Source{s.src0}
+	}
 	idx := len(s.Sources)
 	s.Sources = append(slices.Clip(s.Sources), src)
 	s.Content.Parts = append(slices.Clip(s.Content.Parts), rec.Message.Parts...)
@@ -168,6 +183,7 @@ func (f *Fold) Summary() (total, completed, trailing int, last Entry, ok bool) {
 	}
 	for i := len(f.win) - 1; i >= 0; i-- {
 		if v, kept := f.view(&f.win[i].Entry); kept {
+			v.Sources = f.win[i].sources()
 			return total, completed, f.flagRun, v, true
 		}
 	}
