@@ -141,8 +141,10 @@ func (m *FS) Clone() *FS {
 	}
 	c := &FS{root: &slab[0], halted: m.halted}
 	c.cond.L = &c.mu
-	// The copy's tree is m's, so m's remembered lookups hold there too, on
-	// the copy's nodes (every node a lookup found is reachable, so numbered).
+	// The copy's tree is m's, so m's remembered lookups and parent
+	// resolutions hold there too, on the copy's nodes (every node one found
+	// is reachable, so numbered).
+	c.lookups.gen = c.treeGen
 	if m.lookups.gen == m.treeGen {
 		for i, n := range m.lookups.nodes {
 			if n != nil && n.mark == mark {
@@ -150,6 +152,14 @@ func (m *FS) Clone() *FS {
 			}
 		}
 		c.lookups.next = m.lookups.next
+		ml, cl := &m.lookups, &c.lookups
+		for i, d := range ml.pdirs {
+			if d != nil && d.mark == mark {
+				cl.pnames[i], cl.pclean[i], cl.pbases[i], cl.pplain[i] = ml.pnames[i], ml.pclean[i], ml.pbases[i], ml.pplain[i]
+				cl.pdirs[i] = &slab[d.idx]
+			}
+		}
+		cl.pnext = ml.pnext
 	}
 	return c
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
-	"path"
 	"syscall"
 	"time"
 )
@@ -15,6 +14,7 @@ type file struct {
 	fs     *FS
 	n      *node
 	name   string
+	base   string // path.Base(clean(name)), from OpenFile's resolution
 	gen    uint64
 	pos    int64
 	read   bool
@@ -167,7 +167,7 @@ func (f *file) Stat() (fs.FileInfo, error) {
 	if err := f.fs.gate(OpStat, f.name); err != nil {
 		return nil, f.pe("stat", err)
 	}
-	st := info{name: path.Base(clean(f.name)), n: f.n, size: int64(len(f.n.data))}
+	st := info{name: f.base, n: f.n, size: int64(len(f.n.data))}
 	if !f.statted {
 		f.st, f.statted = st, true
 		return &f.st, nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -153,7 +152,7 @@ func (m *FS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error)
 		n.data = n.data[:0:0]
 		n.dirty = 0
 	}
-	return &file{fs: m, n: n, name: name, gen: m.gen,
+	return &file{fs: m, n: n, name: name, base: base, gen: m.gen,
 		read:   acc == syscall.O_RDONLY || acc == syscall.O_RDWR,
 		write:  acc == syscall.O_WRONLY || acc == syscall.O_RDWR,
 		append: flag&syscall.O_APPEND != 0,
@@ -170,7 +169,7 @@ func (m *FS) Stat(name string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
-	return info{name: path.Base(clean(name)), n: n, size: int64(len(n.data))}, nil
+	return info{name: m.baseOf(name), n: n, size: int64(len(n.data))}, nil
 }
 
 // Rename moves an entry, replacing a file at newpath, with os.Rename's

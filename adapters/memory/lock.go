@@ -21,29 +21,39 @@ func (m *FS) Lock(name string) (vfs.Unlocker, error) {
 	if err := m.gate(OpLock, name); err != nil {
 		return nil, pe(err)
 	}
-	// Like vfs.OS, create missing parent directories (0700, not durable).
-	key := clean(name)
-	d := m.root
-	var rest string // the elements of name but its last
-	if i := strings.LastIndexByte(key, '/'); i > 0 {
-		rest = key[1:i]
-	}
-	for rest != "" {
-		var c string
-		c, rest = next(rest)
-		n, ok := d.entries.get(c)
-		if !ok {
-			n = newDir(0o700)
-			d.entries.set(c, n)
-			m.treeGen++
-		} else if !n.dir {
-			return nil, pe(syscall.ENOTDIR)
+	var (
+		dir       *node
+		key, base string
+	)
+	if i, ok := m.cachedParent(name); ok && m.lookups.pplain[i] {
+		// Resolved before, on this very tree, along the elements the loop
+		// below walks: every parent exists and is a directory.
+		dir, key, base = m.lookups.pdirs[i], m.lookups.pclean[i], m.lookups.pbases[i]
+	} else {
+		// Like vfs.OS, create missing parent directories (0700, not durable).
+		key = clean(name)
+		d := m.root
+		var rest string // the elements of name but its last
+		if i := strings.LastIndexByte(key, '/'); i > 0 {
+			rest = key[1:i]
 		}
-		d = n
-	}
-	dir, base, err := m.parent(name)
-	if err != nil {
-		return nil, pe(err)
+		for rest != "" {
+			var c string
+			c, rest = next(rest)
+			n, ok := d.entries.get(c)
+			if !ok {
+				n = newDir(0o700)
+				d.entries.set(c, n)
+				m.treeGen++
+			} else if !n.dir {
+				return nil, pe(syscall.ENOTDIR)
+			}
+			d = n
+		}
+		var err error
+		if dir, base, err = m.parent(name); err != nil {
+			return nil, pe(err)
+		}
 	}
 	if n, ok := dir.entries.get(base); !ok {
 		dir.entries.set(base, &node{mode: 0o600})

@@ -48,11 +48,34 @@ type FS struct {
 // have not changed since they were made (gen == FS.treeGen). A name's node
 // depends only on the present entries along its path, so until one changes
 // the walk would find the same node.
+//
+// It also remembers the last few names parent resolved — the name as given,
+// its clean form, its directory's node and its last element — under the
+// same rule: until an entry changes, the same name has the same directory.
+// A store names the same few files (ledger, transcript, lock) on every
+// operation, and cleaning a long path was most of each operation's cost.
 type lookupCache struct {
 	gen   uint64
 	next  int
 	names [4]string
 	nodes [4]*node
+
+	pnext  int
+	pnames [4]string
+	pclean [4]string
+	pbases [4]string
+	pdirs  [4]*node
+	// plain: the clean form is itself clean (isClean), so walking its
+	// elements as they are reaches the directory — what Lock needs to
+	// know that no parent is missing.
+	pplain [4]bool
+}
+
+// fresh empties c when the tree's entries changed since it was filled.
+func (c *lookupCache) fresh(treeGen uint64) {
+	if c.gen != treeGen {
+		*c = lookupCache{gen: treeGen}
+	}
 }
 
 type node struct {
@@ -227,9 +250,7 @@ func next(rest string) (elem, tail string) {
 
 func (m *FS) lookup(name string) (*node, error) {
 	c := &m.lookups
-	if c.gen != m.treeGen {
-		*c = lookupCache{gen: m.treeGen}
-	}
+	c.fresh(m.treeGen)
 	for i := range c.nodes {
 		if c.nodes[i] != nil && c.names[i] == name {
 			return c.nodes[i], nil
@@ -263,9 +284,56 @@ func (m *FS) walk(name string) (*node, error) {
 
 // parent resolves the directory holding name and name's last component.
 func (m *FS) parent(name string) (*node, string, error) {
+	dir, _, base, err := m.parentClean(name)
+	return dir, base, err
+}
+
+// parentClean is parent that also returns clean(name). Successful
+// resolutions are remembered (see lookupCache).
+func (m *FS) parentClean(name string) (dir *node, cleaned, base string, err error) {
+	if i, ok := m.cachedParent(name); ok {
+		pc := &m.lookups
+		return pc.pdirs[i], pc.pclean[i], pc.pbases[i], nil
+	}
+	dir, cleaned, base, err = m.resolveParent(name)
+	if err == nil {
+		// resolveParent changed no entry, so the cache is still this
+		// tree's.
+		pc := &m.lookups
+		i := pc.pnext
+		pc.pnames[i], pc.pclean[i], pc.pbases[i], pc.pdirs[i] = name, cleaned, base, dir
+		pc.pplain[i] = isClean(cleaned)
+		pc.pnext = (i + 1) % len(pc.pdirs)
+	}
+	return dir, cleaned, base, err
+}
+
+// cachedParent finds name among the remembered parent resolutions.
+func (m *FS) cachedParent(name string) (int, bool) {
+	pc := &m.lookups
+	pc.fresh(m.treeGen)
+	for i := range pc.pdirs {
+		if pc.pdirs[i] != nil && pc.pnames[i] == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// baseOf is path.Base(clean(name)), from a remembered parent resolution
+// when there is one.
+func (m *FS) baseOf(name string) string {
+	if i, ok := m.cachedParent(name); ok {
+		return m.lookups.pbases[i]
+	}
+	return path.Base(clean(name))
+}
+
+// resolveParent is parentClean without the cache.
+func (m *FS) resolveParent(name string) (*node, string, string, error) {
 	c := clean(name)
 	if c == "/" {
-		return nil, "", syscall.EINVAL // the root has no parent entry
+		return nil, c, "", syscall.EINVAL // the root has no parent entry
 	}
 	// The directory is looked up by its own path, cleaned again: a relative
 	// name's leading ".." elements resolve to the root there, as they always
@@ -277,10 +345,10 @@ func (m *FS) parent(name string) (*node, string, error) {
 	}
 	dir, err := m.lookup(dirPath)
 	if err != nil {
-		return nil, "", err
+		return nil, c, "", err
 	}
 	if !dir.dir {
-		return nil, "", syscall.ENOTDIR
+		return nil, c, "", syscall.ENOTDIR
 	}
-	return dir, c[i+1:], nil
+	return dir, c, c[i+1:], nil
 }
