@@ -74,7 +74,7 @@ func Scan(r io.Reader, enc Encoding, opts Options, visit func(Record) error) (Re
 
 // ScanRecords is Scan visiting each event by pointer, which saves copying
 // a 184-byte Record for every event (a quarter of a packed row member's
-// CPU time, ADR 0037 as amended 2026-12-02 by dshzstd). The record and
+// CPU time, ADR 0037 as amended 2026-12-02 by dshcpu). The record and
 // every byte it refers to are the scanner's: valid only during the call
 // and not to be modified (the scanner reuses a record's fields for the
 // next row member); a visitor that keeps a record keeps r.Clone().
