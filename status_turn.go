@@ -10,6 +10,7 @@ import (
 	"github.com/tailproof/tailproof/events/turn"
 	"github.com/tailproof/tailproof/machines/reconcile"
 	"github.com/tailproof/tailproof/machines/recovery"
+	"github.com/tailproof/tailproof/machines/turnverdict"
 )
 
 // lastPrompt watches Status's one read of the ledger and the chain for the
@@ -150,9 +151,29 @@ func StatusSummary(st RecoveryStatus) *TurnSummary {
 // machines/turnverdict, keyed by its first uuid: completed, interrupted,
 // or unknown with every guard's reason. Nil only when there is no turn at
 // all: the transcript is missing, or holds no turn.
+//
+// A prompt the ledger settled is the last turn only while the transcript
+// shows nothing after it (ADR 0050): when the transcript holds the prompt's
+// own turn and, after it, turns the ledger knows nothing of — a cron or
+// background notification turn of Qwen Code 0.24.4's daemon (no ledger
+// record, no turn_result), the interactive CLI resumed on a daemon's
+// session — the last of those is the session's last turn, decided from its
+// own records as without a ledger. A prompt still in flight stays the last
+// turn whatever follows it (ADR 0033: the reconcile core decides it, and a
+// queued prompt has no record of its own), and so does a settled one whose
+// turn the transcript does not show: nothing orders it against the
+// transcript's turns.
 func QwenStatusTurn(ctx context.Context, st RecoveryStatus, open OpenSession, ledgerRead, writerStopped bool) (*TurnSummary, error) {
 	if ledgerRead && st.Turn != nil {
-		return StatusSummary(st), nil
+		if st.Turn.Terminal == nil || st.Transcript == TranscriptMissing {
+			return StatusSummary(st), nil
+		}
+		last, err := turnAfterSettled(ctx, open, st.Turn.Prompt, writerStopped)
+		if err != nil || last == nil {
+			return StatusSummary(st), err
+		}
+		s := Summary(*last, nil)
+		return &s, nil
 	}
 	if st.Transcript == TranscriptMissing {
 		return StatusSummary(st), nil
@@ -163,4 +184,26 @@ func QwenStatusTurn(ctx context.Context, st RecoveryStatus, open OpenSession, le
 	}
 	s := Summary(*rep.Last, nil)
 	return &s, nil
+}
+
+// turnAfterSettled walks the transcript's turns and returns the decision on
+// its last turn when that turn comes after the settled prompt's own (the
+// last turn keyed by the prompt), else nil: the prompt's turn is the last,
+// or the transcript never shows it.
+func turnAfterSettled(ctx context.Context, open OpenSession, prompt string, writerStopped bool) (*turnverdict.Decision, error) {
+	var last turnverdict.Decision
+	seen, after := false, false
+	err := eachTurn(ctx, open, qwen.Harness(), writerStopped, func(d turnverdict.Decision) error {
+		if d.Turn == prompt {
+			seen, after = true, false
+		} else if seen {
+			after = true
+		}
+		last = d
+		return nil
+	}, func(*events.Error) {})
+	if err != nil || !after {
+		return nil, err
+	}
+	return &last, nil
 }

@@ -30,7 +30,7 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	return cli.Main(stderr, "reconcile", func() error {
 		fs := cli.NewFlagSet("reconcile",
-			"usage: tailproof reconcile (--ledger FILE --transcript FILE | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--dry-run] [--now MS] [--json] [--trace] [--reference]",
+			"usage: tailproof reconcile [--harness qwen] (--transcript|--file FILE [--ledger FILE] | --cwd WORKSPACE --session ID [--qwen-runtime DIR]) [--dry-run] [--now MS] [--json] [--trace] [--reference]",
 			"       tailproof reconcile --all [--qwen-runtime DIR] [--cwd WORKSPACE] [--workers N] [--lock-wait D] [--dry-run] [--now MS] [--json] [--reference]",
 			"--all reconciles every active session of the runtime directory (of one workspace with --cwd) and exits 0 when every prompt",
 			"in flight was decided, 1 when one stayed unknown, else the code of the first session that failed (ADR 0036).")
@@ -61,7 +61,7 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return reconcileAllFlags(ctx, fs, sf, *all, *trace, *workers, *lockWait, *asJSON,
 				tailproof.Options{Now: clock, DryRun: *dryRun, Reference: *reference, NoTrace: true}, source, stdout, stderr)
 		}
-		sess, err := sf.open(false)
+		sess, err := sf.open()
 		if err != nil {
 			return err
 		}

@@ -34,7 +34,7 @@ type replayFlags struct {
 	html      string
 }
 
-const replayUsage = "usage: tailproof replay (--ledger FILE --transcript FILE | --cwd WORKSPACE --session ID [--qwen-runtime DIR] | --dsh FILE | --dir DIR)\n" +
+const replayUsage = "usage: tailproof replay [--harness qwen] (--transcript|--file FILE [--ledger FILE] | --cwd WORKSPACE --session ID [--qwen-runtime DIR] | --dsh FILE | --dir DIR)\n" +
 	"                        [--at N | --crash-at N|all] [--json] [--html FILE] [--reference] [--now MS]"
 
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -173,7 +173,7 @@ func loadReplaySession(ctx context.Context, f replayFlags) (*session, error) {
 		s, err := readDSHLog(f.dsh, rc, dshMaxLine)
 		return s, cli.WithCode(cli.Input, err)
 	}
-	sess, err := f.sf.open(false)
+	sess, err := f.sf.open()
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ var replayWholeFile bool
 // did not decode, counted with their first positions.
 func replayWarnings(s *session, f replayFlags) []string {
 	paths, roles := warningNames(f, s.dsh)
-	out := []string{}
+	out := noLedgerWarning(f, s.dsh)
 	for i, src := range s.ev.Sources {
 		if roles[i] == "" || !s.exists[i] {
 			continue
@@ -206,6 +206,16 @@ func replayWarnings(s *session, f replayFlags) []string {
 		out = append(out, sum.warnings(paths[i], roles[i], len(src.Events))...)
 	}
 	return out
+}
+
+// noLedgerWarning says that a replay of --transcript alone read no ledger:
+// its events are the transcript's, and no prompt is in flight at any crash
+// point.
+func noLedgerWarning(f replayFlags, dsh bool) []string {
+	if dsh || f.sf.ledger != "" || f.sf.transcript == "" {
+		return []string{}
+	}
+	return []string{"ledger: none: " + cli.NoLedgerNote}
 }
 
 // warningNames are the paths and roles replayWarnings names the files by.

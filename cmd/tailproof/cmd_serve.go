@@ -129,7 +129,11 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			return
 		}
 		sc := bufio.NewScanner(stdin)
+		sc.Buffer(make([]byte, 0, 4096), maxStdinLine)
+		line, offset := 0, int64(0)
 		for sc.Scan() {
+			line++
+			offset += int64(len(sc.Bytes())) + 1
 			id := strings.TrimSpace(sc.Text())
 			if id == "" {
 				continue
@@ -144,6 +148,15 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			case <-ctx.Done():
 				return
 			}
+		}
+		// A line longer than any id (stdin is /dev/zero, a file of one huge
+		// line, a stream with no newline) or a failed read ends the list
+		// where it failed: reading on could last for ever, and stopping
+		// silently would read as a closed stdin (exit 0). The sessions
+		// named before it are still decided.
+		if err := stdinError(sc.Err(), line+1, offset); err != nil {
+			fmt.Fprintf(stderr, "tailproof serve: %v\n", err)
+			fails.input(err)
 		}
 	}()
 	if *natsURL != "" {
@@ -287,4 +300,20 @@ func serveNATS(ctx context.Context, url, name string, topo natsjs.Topology, stor
 		}
 		return err
 	}
+}
+
+// maxStdinLine bounds a line of serve's stdin: a session id is at most a
+// few hundred bytes (jsonl.CheckSessionID), so a longer line is no id.
+const maxStdinLine = 64 << 10
+
+// stdinError positions a failed read of serve's stdin at the line it was
+// reading (1-based) and the byte offset that line starts at.
+func stdinError(err error, line int, offset int64) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, bufio.ErrTooLong):
+		return cli.Inputf("stdin line %d, offset %d: more than %d bytes without a newline, so not a session id (one a line); stopped reading stdin", line, offset, maxStdinLine)
+	}
+	return cli.WithCode(cli.Input, fmt.Errorf("stdin line %d, offset %d: %w; stopped reading stdin", line, offset, err))
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -73,5 +75,40 @@ func TestServeExitCodeOfUndecidedSessions(t *testing.T) {
 	code = runServe(context.Background(), []string{"--qwen-runtime", runtime, "--cwd", ws, "--now", "1767225660000"}, strings.NewReader(a+"\n"), &out, &errb)
 	if code != cli.OK || !strings.Contains(out.String(), `"appended":`) {
 		t.Fatalf("after the refusal the ledger was not as it was: exit %d, %s", code, out.String())
+	}
+}
+
+// zeros is /dev/zero as a reader: bytes for ever, never a newline.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// serve's stdin that never ends a line (/dev/zero, a file of one huge line)
+// stopped the list silently: bufio.Scanner's ErrTooLong ended the loop as a
+// closed stdin would, and serve exited 0 as if every line were read. It now
+// stops reading at the first line longer than any id, says where, decides
+// the sessions named before it and exits 3.
+func TestServeStdinWithoutNewline(t *testing.T) {
+	runtime, ws := t.TempDir(), "/work/project"
+	store := jsonl.NewQwenStore(vfs.OS, jsonl.NewQwenLayout(runtime, ws))
+	a := bustest.SessionID(1)
+	if err := bustest.Seed(context.Background(), store, a, 1); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	stdin := io.MultiReader(strings.NewReader(a+"\n"), zeros{})
+	code := runServe(context.Background(), []string{"--qwen-runtime", runtime, "--cwd", ws, "--now", "1767225660000", "--dry-run"}, stdin, &out, &errb)
+	if code != cli.Input {
+		t.Fatalf("exit %d, want %d: %s", code, cli.Input, errb.String())
+	}
+	want := fmt.Sprintf("stdin line 2, offset %d: more than %d bytes without a newline", len(a)+1, maxStdinLine)
+	if !strings.Contains(errb.String(), want) {
+		t.Fatalf("stderr %q, want %q", errb.String(), want)
+	}
+	if doc, _ := bustest.ParseDoc(bytes.TrimSpace(out.Bytes())); doc.SessionID != a {
+		t.Fatalf("the session named before the long line was not decided: %s", out.String())
 	}
 }

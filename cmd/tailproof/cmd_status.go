@@ -195,7 +195,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if err := fs.Parse(args, stdout); err != nil {
 			return err
 		}
-		sess, err := sf.open(true)
+		sess, err := sf.open()
 		if err != nil {
 			return err
 		}

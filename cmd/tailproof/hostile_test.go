@@ -65,7 +65,12 @@ func TestHostileInputs(t *testing.T) {
 //	$D/random.bin                   1 MB of seeded random bytes
 //	$S/huge.jsonl                   a record, a line over the 64 MiB limit, a record
 //	                                (built once: $S is never reset)
+//	$S/sparse.jsonl                 a record, a 2 GiB line (a sparse hole: NUL
+//	                                bytes, no newline), a newline and a record
 //	$D/fifo, $D/dir                 a FIFO and a directory
+//	$D/fifo-w                       a FIFO with a writer: the test holds it open
+//	                                and writes to it without a newline until
+//	                                the case ends
 //	$D/ledger-out.jsonl, transcript-out.jsonl, dsh-out.jsonl
 //	                                symbolic links to files in $OUT
 //	$D/dsh/s.jsonl                  the crashed dsh example
@@ -80,6 +85,8 @@ func TestHostileInputs(t *testing.T) {
 //	$OUT                            files outside every directory named
 type hostileTree struct {
 	base, d, s, out, qwen, qwenOut string
+	// writer holds $D/fifo-w open for writing while a case runs.
+	writer *os.File
 }
 
 const (
@@ -106,12 +113,54 @@ func newHostileTree(t *testing.T, base string) *hostileTree {
 	if err := os.WriteFile(filepath.Join(h.s, "huge.jsonl"), huge, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// 2 GiB of hole between two records: a line 32 times the limit that
+	// costs no disk (and reads as NUL bytes, as a file system leaves a
+	// region a crash never wrote).
+	f, err := os.Create(filepath.Join(h.s, "sparse.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(hostileLedger); err == nil {
+		_, err = f.WriteAt([]byte("\n"+hostileLedger), int64(len(hostileLedger))+2<<30)
+	}
+	if cerr := f.Close(); err != nil || cerr != nil {
+		t.Fatal(err, cerr)
+	}
+	t.Cleanup(h.stopWriter)
 	return h
+}
+
+// startWriter opens $D/fifo-w for writing (O_RDWR: the open needs no
+// reader) and writes 'x' to it until stopWriter closes it: a reader that
+// opened it would get bytes with no newline for ever.
+func (h *hostileTree) startWriter(t *testing.T) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(h.d, "fifo-w"), os.O_RDWR|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.writer = f
+	go func() {
+		chunk := bytes.Repeat([]byte("x"), 4096)
+		for {
+			if _, err := f.Write(chunk); err != nil {
+				return // closed by stopWriter
+			}
+		}
+	}()
+}
+
+func (h *hostileTree) stopWriter() {
+	if h.writer != nil {
+		h.writer.Close()
+		h.writer = nil
+	}
 }
 
 // reset rebuilds the tree exactly, so that each case meets the same files.
 func (h *hostileTree) reset(t *testing.T) {
 	t.Helper()
+	h.stopWriter()
 	for _, d := range []string{h.d, h.out} {
 		if err := os.RemoveAll(d); err != nil {
 			t.Fatal(err)
@@ -153,6 +202,8 @@ func (h *hostileTree) reset(t *testing.T) {
 	}
 	write(filepath.Join(h.d, "random.bin"), noise)
 	fifo(filepath.Join(h.d, "fifo"))
+	fifo(filepath.Join(h.d, "fifo-w"))
+	h.startWriter(t)
 	if err := os.MkdirAll(filepath.Join(h.d, "dir"), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -398,7 +398,7 @@ func (c cutsFolds) restoreChain(m any)            { c.cuts.Restore(m.(*tailproof
 // without a bad line).
 func (s *streamState) warnings(f replayFlags) []string {
 	paths, roles := warningNames(f, false)
-	return append([]string{}, s.warn.warnings(paths[1], roles[1], s.tpl.Records)...)
+	return append(noLedgerWarning(f, false), s.warn.warnings(paths[1], roles[1], s.tpl.Records)...)
 }
 
 // onPage adds e, the event just taken, to the --html page's timeline.

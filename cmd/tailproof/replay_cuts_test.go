@@ -416,7 +416,7 @@ func openStreamForTest(t *testing.T, lp, tp string) bool {
 	t.Helper()
 	f := replayFlags{}
 	f.sf.ledger, f.sf.transcript = lp, tp
-	sess, err := f.sf.open(false)
+	sess, err := f.sf.open()
 	if err != nil {
 		t.Fatal(err)
 	}

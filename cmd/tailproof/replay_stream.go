@@ -17,7 +17,7 @@ import (
 // (tailproof.Cuts) at the decision point. It returns errNotStreamable,
 // having printed nothing, for any other session.
 func replayStreaming(ctx context.Context, f replayFlags, stdout, stderr io.Writer) error {
-	sess, err := f.sf.open(false)
+	sess, err := f.sf.open()
 	if err != nil {
 		return errNotStreamable // the general path reports it
 	}

@@ -62,6 +62,13 @@ func (f *serveFailures) refused(err error) {
 	f.add(cli.WithCode(cli.Usage, err))
 }
 
+// input counts a stdin that could not be read to its end (exit 3).
+func (f *serveFailures) input(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.add(cli.WithCode(cli.Input, err))
+}
+
 func (f *serveFailures) add(err error) {
 	f.n++
 	if f.first == nil {

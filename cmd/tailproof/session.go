@@ -23,18 +23,17 @@ func (s *sessionFlags) register(fs *cli.FlagSet) {
 func (s *sessionFlags) explicit() bool { return s.ledger != "" || s.transcript != "" }
 
 // open checks the flags and opens the session they name under the CLI's
-// file policy. With ledgerOptional (status), --transcript alone is enough.
-func (s *sessionFlags) open(ledgerOptional bool) (*cli.Session, error) {
+// file policy. --transcript alone is enough for every command (issue #15
+// item 7: `--harness qwen --file PATH`): with no --ledger, no ledger is read
+// and none can be written (cli.OpenFiles).
+func (s *sessionFlags) open() (*cli.Session, error) {
 	switch {
 	case s.explicit():
 		if s.session != "" || s.cwd != "" || s.runtime != "" {
 			return nil, cli.Usagef("give either --ledger/--transcript or --cwd/--session, not both")
 		}
-		if s.transcript == "" || (s.ledger == "" && !ledgerOptional) {
-			if ledgerOptional {
-				return nil, cli.Usagef("--ledger needs --transcript")
-			}
-			return nil, cli.Usagef("--ledger and --transcript go together")
+		if s.transcript == "" {
+			return nil, cli.Usagef("--ledger needs --transcript")
 		}
 		return cli.OpenFiles(s.ledger, s.transcript)
 	case s.session != "":
@@ -49,5 +48,5 @@ func (s *sessionFlags) open(ledgerOptional bool) (*cli.Session, error) {
 	case s.cwd != "" || s.runtime != "":
 		return nil, cli.Usagef("--cwd and --qwen-runtime need --session ID")
 	}
-	return nil, cli.Usagef("name the session: --ledger FILE --transcript FILE, or --cwd WORKSPACE --session ID [--qwen-runtime DIR]")
+	return nil, cli.Usagef("name the session: --transcript FILE [--ledger FILE], or --cwd WORKSPACE --session ID [--qwen-runtime DIR]")
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,9 +19,12 @@ import (
 	"github.com/tailproof/tailproof/simulations/conformance"
 )
 
-// realDaemonSetup skips under -short (a real-daemon test takes the time took names), without
-// node or without the published package, and otherwise returns them with a
-// context bounded to 170 s.
+// realDaemonSetup skips under -short (a real-daemon test takes the time
+// took names), without node or without the published package, and otherwise
+// returns them with a context that ends hangMargin before go test's
+// -timeout (t.Deadline), so that -timeout governs how long the daemon may
+// take and a hang fails the test with daemonContext's message, the process
+// tree killed, instead of go test's panic with every goroutine's stack.
 func realDaemonSetup(t *testing.T, took string) (node, pkg string, ctx context.Context) {
 	t.Helper()
 	if testing.Short() {
@@ -32,9 +37,39 @@ func realDaemonSetup(t *testing.T, took string) (node, pkg string, ctx context.C
 	if pkg, err = conformance.PackageDir(); err != nil {
 		t.Skipf("Qwen Code 0.24.4 not installed: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 170*time.Second)
+	deadline, ok := t.Deadline()
+	ctx, cancel := daemonContext(t.Name(), took, deadline, ok)
 	t.Cleanup(cancel)
+	// Runs before cancel (cleanups run last first): a context that ran out
+	// says why, whatever error the test stopped on.
+	t.Cleanup(func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			t.Errorf("%v", context.Cause(ctx))
+		}
+	})
+	if ctx.Err() != nil {
+		t.FailNow()
+	}
 	return node, pkg, ctx
+}
+
+// hangMargin is what a real-daemon test keeps of go test's -timeout once
+// its context has ended: Daemon.Kill stops and reaps the process tree
+// (waiting up to 10 s for it), the cleanups run and the test reports.
+const hangMargin = 30 * time.Second
+
+// daemonContext is the context of a real-daemon test named name, which
+// takes about took, under go test's deadline (ok false: -timeout 0, no
+// bound). It ends hangMargin before the deadline; its cause says the test
+// hung, when, and what to raise if the machine is only slow.
+func daemonContext(name, took string, deadline time.Time, ok bool) (context.Context, context.CancelFunc) {
+	if !ok {
+		return context.WithCancel(context.Background())
+	}
+	at := deadline.Add(-hangMargin)
+	return context.WithDeadlineCause(context.Background(), at, fmt.Errorf(
+		"qwenserve: %s did not finish by %s, %v before go test's -timeout (%s): the real daemon, its ACP child or the mock model hung, or the machine is slower than the %s it usually takes (raise -timeout)",
+		name, at.Format(time.RFC3339), hangMargin, deadline.Format(time.RFC3339), took))
 }
 
 // TestRealDaemon crashes the published daemon in the pinned scenarios and
@@ -324,4 +359,28 @@ func alive(pid int) bool {
 	}
 	i := strings.LastIndexByte(string(b), ')')
 	return i > 0 && !strings.HasPrefix(strings.TrimSpace(string(b[i+1:])), "Z")
+}
+
+// daemonContext follows go test's deadline, not a fixed budget: it ends
+// hangMargin before it, carries the hang's explanation as its cause, and has
+// no deadline under -timeout 0.
+func TestDaemonContext(t *testing.T) {
+	deadline := time.Now().Add(time.Hour)
+	ctx, cancel := daemonContext("TestX", "a minute", deadline, true)
+	defer cancel()
+	if at, ok := ctx.Deadline(); !ok || !at.Equal(deadline.Add(-hangMargin)) {
+		t.Fatalf("deadline %v (set %v), want %v", at, ok, deadline.Add(-hangMargin))
+	}
+	ctx, cancel = daemonContext("TestX", "a minute", time.Time{}, false)
+	defer cancel()
+	if at, ok := ctx.Deadline(); ok {
+		t.Fatalf("deadline %v under -timeout 0", at)
+	}
+	ctx, cancel = daemonContext("TestX", "a minute", time.Now().Add(hangMargin/2), true)
+	defer cancel()
+	<-ctx.Done()
+	if cause := fmt.Sprint(context.Cause(ctx)); !errors.Is(ctx.Err(), context.DeadlineExceeded) ||
+		!strings.Contains(cause, "TestX did not finish") || !strings.Contains(cause, "raise -timeout") {
+		t.Fatalf("err %v, cause %q", ctx.Err(), cause)
+	}
 }

@@ -74,6 +74,8 @@ func (r InputReport) Warnings() []string {
 // ("ledger", "transcript", "dsh log").
 func (f *FileReport) Warnings(role string) []string {
 	switch {
+	case !f.Present && f.Path == "":
+		return []string{fmt.Sprintf("%s: none: %s", role, f.Note)}
 	case !f.Present:
 		return []string{fmt.Sprintf("%s %s: absent: %s", role, f.Path, f.Note)}
 	case !f.Checked, f.Undecodable == 0:

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tailproof/tailproof/adapters"
 	"github.com/tailproof/tailproof/adapters/jsonl"
@@ -107,7 +108,41 @@ func OpenFiles(ledgerPath, transcriptPath string) (*Session, error) {
 		f.rep.Present = true
 	}
 	s.Store = jsonl.NewFilesStore(fsys, ledgerPath, transcriptPath)
+	if ledgerPath == "" {
+		s.Store = noLedger{s.Store}
+		s.Ledger.Note = NoLedgerNote
+	}
 	return s, nil
+}
+
+// NoLedgerNote is the ledger report's note when no --ledger was named.
+const NoLedgerNote = "no --ledger was named, so no prompt can be left in flight and nothing is appended; name Qwen's prompt ledger (<session>.ledger.jsonl beside the transcript) with --ledger, or the session with --cwd/--session"
+
+// ErrNoLedger is what an append through a session opened without a ledger
+// returns: there is no file to append to, and none is invented.
+var ErrNoLedger = errors.New("no ledger was named (--ledger): nothing can be appended")
+
+// noLedger is a session opened with a transcript and no ledger: its ledger
+// reads as empty (nothing admitted, nothing in flight), as a session in
+// Qwen's layout that never had one does, and it refuses every append.
+type noLedger struct{ adapters.Store }
+
+func (noLedger) OpenLedger(ctx context.Context, _ string) (io.ReadCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return io.NopCloser(strings.NewReader("")), nil
+}
+
+func (noLedger) OpenLedgerTail(ctx context.Context, _ string, _ int64) (io.ReadCloser, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	return io.NopCloser(strings.NewReader("")), false, nil
+}
+
+func (noLedger) AppendLedger(context.Context, string, []byte) error {
+	return WithCode(Write, ErrNoLedger)
 }
 
 // RuntimeDir is --qwen-runtime, else Qwen's own default from the

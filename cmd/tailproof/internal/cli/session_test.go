@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,5 +38,43 @@ func TestCheckNamedTellsAStreamFromAMissingFile(t *testing.T) {
 		if err != nil && Code(err, -1) != Input {
 			t.Errorf("CheckNamed(%q): exit %d, want %d (input)", c.path, Code(err, -1), Input)
 		}
+	}
+}
+
+// A session opened with a transcript and no ledger reads an empty ledger
+// and refuses every append: no ledger file is invented beside the
+// transcript (or anywhere else), whatever a caller asks.
+func TestOpenFilesWithoutLedger(t *testing.T) {
+	dir := t.TempDir()
+	tp := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(tp, []byte(`{"uuid":"u1"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenFiles("", tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	rc, err := s.OpenLedger(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(rc); len(b) != 0 {
+		t.Fatalf("ledger reads %q", b)
+	}
+	rc.Close()
+	if err := s.Store.AppendLedger(ctx, "", []byte(`{"v":1}`)); !errors.Is(err, ErrNoLedger) || Code(err, 0) != Write {
+		t.Fatalf("append: %v (code %d), want ErrNoLedger, exit %d", err, Code(err, 0), Write)
+	}
+	if s.Ledger.Present || s.Ledger.Note != NoLedgerNote {
+		t.Fatalf("ledger report %+v", s.Ledger)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 {
+		t.Fatalf("the directory holds %d entries, want the transcript alone", len(ents))
 	}
 }
