@@ -61,6 +61,9 @@ type recordParser struct {
 	// Interned values that repeat on every record of a session. Each is its
 	// own allocation, so sharing it pins no record's other strings.
 	session, cwd string
+	// seen holds, for each repeated record key, the last plain value it
+	// had (its bytes are its value): see repeated.
+	seen [numRecordKeys]string
 
 	res lineResult // reused by Codec.DecodeLine
 	// fused: res already holds the current line's result, parsed by the
@@ -140,8 +143,17 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 		role     span
 	)
 	p.parts = p.parts[:0]
+	var same uint32 // the repeated fields whose value is the last one seen
 	ok := s.objectIn(recordKeys, func(k int) bool {
 		if k != kMessage {
+			if repeated>>k&1 != 0 {
+				if sp, ok := s.sameString(p.seen[k]); ok {
+					f[k] = sp
+					same |= 1 << k
+					return true
+				}
+				same &^= 1 << k // a later duplicate key wins
+			}
 			sp, ok := s.value()
 			f[k] = sp
 			return ok
@@ -178,6 +190,16 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 			typ: p.bytesOf(b, f[kType]), subtype: p.bytesOf(b, f[kSubtype]), cwd: p.bytesOf(b, f[kCwd]),
 			ts: p.bytesOf(b, f[kTimestamp]),
 		}}
+	if same&repeated != repeated {
+		for _, k := range [...]int{kSessionID, kCwd, kVersion} {
+			// A new value of a repeated field, plain, is the one to compare
+			// with from the next record on.
+			if same>>k&1 == 0 && f[k].kind == jString && f[k].plain {
+				p.seen[k] = string(b[f[k].start+1 : f[k].end-1])
+				same |= 1 << k // p.seen[k] is this record's value now
+			}
+		}
+	}
 	id := &pr.id
 	if f[kTimestamp].kind == jString {
 		id.timeMs, id.timeOK = parseTimeBytes(id.ts)
@@ -195,11 +217,11 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 	p.setStr(&rec.UUID, id.uuid)
 	p.setStr(&rec.ParentUUID, id.parent)
 	rec.ParentNull = f[kParentUUID].kind == jNull
-	rec.SessionID = intern(&p.session, id.session)
+	rec.SessionID = p.repeatedStr(kSessionID, same, &p.session, id.session)
 	p.setShort(&rec.Type, id.typ)
 	p.setStr(&rec.Subtype, id.subtype)
 	rec.HasSubtype = f[kSubtype].kind == jString
-	rec.Cwd = intern(&p.cwd, id.cwd)
+	rec.Cwd = p.repeatedStr(kCwd, same, &p.cwd, id.cwd)
 	p.setStr(&rec.Timestamp, id.ts)
 	rec.TimeMs, rec.TimeOK = id.timeMs, id.timeOK
 	if rec.Message != nil {
@@ -212,7 +234,11 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 		p.setStr(&rec.DaemonPromptID, d)
 	}
 	rec.DeliveredTurn = f[kDeliveredTurn].kind == jTrue
-	p.setShort(&rec.Version, p.bytesOf(b, f[kVersion]))
+	if same>>kVersion&1 != 0 {
+		rec.Version = p.seen[kVersion]
+	} else {
+		p.setShort(&rec.Version, p.bytesOf(b, f[kVersion]))
+	}
 	rec.HasUsage = f[kUsageMetadata].kind == jObject
 	if f[kBackgroundTurn].kind == jObject {
 		rec.HasBackground = true

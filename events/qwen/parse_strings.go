@@ -88,6 +88,21 @@ func intern(cache *string, b []byte) string {
 	return *cache
 }
 
+// repeated flags the record keys whose values usually repeat on every
+// record of a session: parseObject compares the bytes where the value lies
+// with the last plain value seen (sameString) instead of scanning and
+// decoding them.
+const repeated = 1<<kSessionID | 1<<kCwd | 1<<kVersion
+
+// repeatedStr is the string of a repeated field's decoded bytes b: the last
+// value seen when same says b is it, else interned in cache.
+func (p *recordParser) repeatedStr(k int, same uint32, cache *string, b []byte) string {
+	if same>>k&1 != 0 {
+		return p.seen[k]
+	}
+	return intern(cache, b)
+}
+
 // constant returns the literal a common short value equals, so that it
 // costs no bytes in the record's string; "" when it is none of them.
 func constant(b []byte) string {

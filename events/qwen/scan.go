@@ -505,3 +505,17 @@ func (s *scanner) array(f func() bool) bool {
 		}
 	}
 }
+
+// sameString reports whether the value at s.i is the string whose body is
+// exactly prev, which must be plain (ASCII without a quote, backslash or
+// control byte, as a plain span's bytes are): then it is valid, plain, and
+// its span is returned with s.i past it; else s.i is unchanged.
+func (s *scanner) sameString(prev string) (span, bool) {
+	i := s.i
+	end := i + len(prev) + 2
+	if end > len(s.b) || s.b[i] != '"' || s.b[end-1] != '"' || string(s.b[i+1:end-1]) != prev {
+		return span{}, false
+	}
+	s.i = end
+	return span{kind: jString, start: i, end: end, plain: true}, true
+}
