@@ -350,7 +350,7 @@ func (p *recordParser) part() bool {
 				*sp = v
 				return ok
 			}
-			sp.start, sp.kind = s.i, jObject
+			*sp = span{kind: jObject, start: s.i}
 			ok := s.objectIn(callKeys, func(k int) bool {
 				switch k {
 				case kID:

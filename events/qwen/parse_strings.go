@@ -26,12 +26,24 @@ func (p *recordParser) needs(k int) bool {
 // has no escapes and is valid UTF-8, else its decoding (invalid UTF-8 and
 // lone surrogates become U+FFFD, as encoding/json does) appended to p.esc.
 // Any other kind yields nil.
+// Small enough to inline: a record's ten or so fields are mostly plain
+// strings or absent, and the call cost more than the test.
 func (p *recordParser) bytesOf(b []byte, sp span) []byte {
+	if sp.plain { // only a string is plain
+		return b[sp.start+1 : sp.end-1]
+	}
+	return p.decoded(b, sp)
+}
+
+// decoded is bytesOf for any span that is not plain: nil unless a string,
+// its body itself when it has no escapes and is valid UTF-8, else its
+// decoding in p.esc.
+func (p *recordParser) decoded(b []byte, sp span) []byte {
 	if sp.kind != jString {
 		return nil
 	}
 	raw := b[sp.start+1 : sp.end-1]
-	if sp.plain || !sp.escaped && utf8.Valid(raw) {
+	if !sp.escaped && utf8.Valid(raw) {
 		return raw
 	}
 	n := len(p.esc)

@@ -40,7 +40,8 @@ type span struct {
 	start, end int
 	escaped    bool // a string containing backslash escapes
 	// plain: a string of ASCII without escapes, whose bytes are its value
-	// (nothing to validate or decode).
+	// (nothing to validate or decode). Only a string is plain: bytesOf
+	// reads it without looking at kind.
 	plain bool
 }
 
