@@ -97,28 +97,37 @@ func (t *keyTable) find(k []byte) int {
 // key's id in t. The key is read where it lies when it is plain (no
 // backslash or control byte) and under 17 bytes with 18 bytes of input
 // from its quote; else by key, and its decoded bytes are looked up.
+//
+// Only the first quote is searched for (one test a word, not stopMask's
+// two): when the bytes before it are one of t's keys, which hold no
+// backslash or control byte, they are the whole key. Only a key that is
+// none of t's is then checked for a backslash or control byte before its
+// quote.
 func (s *scanner) keyIn(t *keyTable) (int, bool) {
-	b, i := s.b, s.i
-	if i+18 <= len(b) && b[i] == '"' {
-		w0 := binary.LittleEndian.Uint64(b[i+1:])
-		w1 := binary.LittleEndian.Uint64(b[i+9:])
-		n := 16
-		if m := stopMask(w0); m != 0 {
-			// The lowest flag of stopMask is exact: the key's first stop.
-			n = bits.TrailingZeros64(m) >> 3
+	if i := s.i; i+18 <= len(s.b) {
+		k := s.b[i : i+18]
+		o0 := binary.LittleEndian.Uint64(k[1:9])
+		o1 := binary.LittleEndian.Uint64(k[9:17])
+		w0, w1, n := o0, o1, 16
+		if m := quoteMask(w0); m != 0 {
+			n = bits.TrailingZeros64(m) >> 3 // the lowest flag is exact
 			w0 &= 1<<(8*uint(n)) - 1
 			w1 = 0
-		} else if m := stopMask(w1); m != 0 {
+		} else if m := quoteMask(w1); m != 0 {
 			n = 8 + bits.TrailingZeros64(m)>>3
 			w1 &= 1<<(8*uint(n-8)) - 1
 		}
-		if b[i+1+n] == '"' {
-			s.i = i + 2 + n
-			if s.peek() != ':' {
-				return 0, s.fail("expected :")
+		if k[0] == '"' && k[1+n] == '"' {
+			id := t.lookup(w0, w1, n)
+			if id != 0 || firstStop(o0, o1) == n {
+				// A key of t, or plain: no stop before the quote.
+				s.i = i + 2 + n
+				if s.peek() != ':' {
+					return 0, s.fail("expected :")
+				}
+				s.i++
+				return id, true
 			}
-			s.i++
-			return t.lookup(w0, w1, n), true
 		}
 	}
 	k, ok := s.key()
@@ -126,6 +135,25 @@ func (s *scanner) keyIn(t *keyTable) (int, bool) {
 		return 0, false
 	}
 	return t.find(k), true
+}
+
+// firstStop is the offset of the first quote, backslash or control byte
+// in the 16 bytes of w0 and w1, or 16.
+func firstStop(w0, w1 uint64) int {
+	if m := stopMask(w0); m != 0 {
+		return bits.TrailingZeros64(m) >> 3
+	}
+	if m := stopMask(w1); m != 0 {
+		return 8 + bits.TrailingZeros64(m)>>3
+	}
+	return 16
+}
+
+// quoteMask flags (high bit of the byte) the quotes of w; only the lowest
+// flag is exact (a borrow may flag bytes above it).
+func quoteMask(w uint64) uint64 {
+	x := w ^ (lsb * '"')
+	return (x - lsb) &^ x & msb
 }
 
 // objectIn is object for the members of keys in t: f gets each member's id
