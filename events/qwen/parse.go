@@ -144,35 +144,82 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 	)
 	p.parts = p.parts[:0]
 	var same uint32 // the repeated fields whose value is the last one seen
-	ok := s.objectIn(recordKeys, func(k int) bool {
-		if k != kMessage {
-			if repeated>>k&1 != 0 {
-				if sp, ok := s.sameString(p.seen[k]); ok {
-					f[k] = sp
-					same |= 1 << k
-					return true
-				}
-				same &^= 1 << k // a later duplicate key wins
+	// The members are read here rather than by objectIn and a closure (the
+	// same loop and errors): a record has a dozen members, and the closure's
+	// indirect call and captured variables cost more than the member's key.
+	ok := true
+	if s.peek() != '{' {
+		ok = s.fail("expected object")
+	} else if s.i++; s.peek() == '}' {
+		s.i++
+	} else {
+	members:
+		for {
+			k, kok := s.keyIn(recordKeys)
+			if !kok {
+				ok = false
+				break
 			}
-			sp, ok := s.value()
-			f[k] = sp
-			return ok
+			if k == kMessage {
+				// Decoded in place: the message holds the bulk of the
+				// bytes and must be scanned once. A later duplicate key
+				// wins, as in JSON.parse.
+				role, msgKind, partKind = span{}, jAbsent, jAbsent
+				p.parts = p.parts[:0]
+				if s.peek() != '{' {
+					sp, vok := s.value()
+					msgKind = sp.kind
+					ok = vok
+				} else {
+					msgKind = jObject
+					role, partKind, ok = p.content(p.light)
+				}
+				if !ok {
+					break
+				}
+			} else {
+				var sp span
+				vok := false
+				if repeated>>k&1 != 0 {
+					if sp, vok = s.sameString(p.seen[k]); vok {
+						same |= 1 << k
+					} else {
+						same &^= 1 << k // a later duplicate key wins
+					}
+				}
+				if !vok && s.i < len(s.b) && s.b[s.i] == '"' {
+					// value's string case, without its call.
+					sp.kind, sp.start = jString, s.i
+					sp.escaped, sp.plain, vok = s.stringEnd()
+					sp.end = s.i
+					if !vok {
+						ok = false
+						break
+					}
+				} else if !vok {
+					if sp, vok = s.value(); !vok {
+						ok = false
+						break
+					}
+				}
+				f[k] = sp
+			}
+			switch s.peek() {
+			case ',':
+				s.i++
+			case '}':
+				s.i++
+				break members
+			default:
+				if s.i >= len(s.b) {
+					ok = s.fail("unexpected end of input")
+				} else {
+					ok = s.fail("expected , or }")
+				}
+				break members
+			}
 		}
-		// Decoded in place: the message holds the bulk of the bytes and
-		// must be scanned once. A later duplicate key wins, as in
-		// JSON.parse.
-		role, msgKind, partKind = span{}, jAbsent, jAbsent
-		p.parts = p.parts[:0]
-		if s.peek() != '{' {
-			sp, ok := s.value()
-			msgKind = sp.kind
-			return ok
-		}
-		msgKind = jObject
-		var ok bool
-		role, partKind, ok = p.content(p.light)
-		return ok
-	})
+	}
 	if !ok {
 		return s.fail("invalid record")
 	}
