@@ -84,7 +84,8 @@ func (p *recordParser) flush() {
 			off += len(q.src)
 		}
 	}
-	clear(p.pend)
+	// Not cleared: the next record overwrites the entries, and putParser
+	// clears them before the parser is pooled.
 	p.pend = p.pend[:0]
 }
 
