@@ -14,6 +14,7 @@ import (
 // escape, a control byte) or is longer than 16 bytes takes the string path,
 // and its decoded bytes are looked up in the same table, so an escaped
 // spelling of a known key ("\u0075uid") is still that key, as in JSON.parse.
+// ADR 0042's amendment of 2026-12-02 (afternoon) has the figures.
 
 // keyTable maps each of a fixed set of keys (each 1–16 bytes) to its index
 // in the set plus one; any other key is 0.
