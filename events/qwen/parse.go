@@ -61,6 +61,9 @@ type recordParser struct {
 	// Interned values that repeat on every record of a session. Each is its
 	// own allocation, so sharing it pins no record's other strings.
 	session, cwd string
+	// seen holds, for each repeated record key, the last plain value it
+	// had (its bytes are its value): see repeated.
+	seen [numRecordKeys]string
 
 	res lineResult // reused by Codec.DecodeLine
 	// fused: res already holds the current line's result, parsed by the
@@ -134,76 +137,89 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 	p.s.reset(b)
 	s := &p.s
 	var (
-		f struct {
-			uuid, parent, session, typ, timestamp, subtype, provenance span
-			promptID, daemonPromptID, cwd, delivered, background       span
-			payload, goal, role                                        span
-			version, usage, toolResult                                 span
-		}
+		f        [numRecordKeys]span // by record key; f[0] takes the others
 		msgKind  jkind
 		partKind jkind
+		role     span
 	)
 	p.parts = p.parts[:0]
-	ok := s.object(func(k []byte) bool {
-		var dst *span
-		switch string(k) {
-		case "uuid":
-			dst = &f.uuid
-		case "parentUuid":
-			dst = &f.parent
-		case "sessionId":
-			dst = &f.session
-		case "timestamp":
-			dst = &f.timestamp
-		case "type":
-			dst = &f.typ
-		case "subtype":
-			dst = &f.subtype
-		case "provenance":
-			dst = &f.provenance
-		case "promptId":
-			dst = &f.promptID
-		case "daemonPromptId":
-			dst = &f.daemonPromptID
-		case "cwd":
-			dst = &f.cwd
-		case "deliveredTurn":
-			dst = &f.delivered
-		case "backgroundTurn":
-			dst = &f.background
-		case "systemPayload":
-			dst = &f.payload
-		case "goalContext":
-			dst = &f.goal
-		case "version":
-			dst = &f.version
-		case "usageMetadata":
-			dst = &f.usage
-		case "toolCallResult":
-			dst = &f.toolResult
-		case "message":
-			// Decoded in place: the message holds the bulk of the bytes
-			// and must be scanned once. A later duplicate key wins, as in
-			// JSON.parse.
-			f.role, msgKind, partKind = span{}, jAbsent, jAbsent
-			p.parts = p.parts[:0]
-			if s.peek() != '{' {
-				sp, ok := s.value()
-				msgKind = sp.kind
-				return ok
+	var same uint32 // the repeated fields whose value is the last one seen
+	// The members are read here rather than by objectIn and a closure (the
+	// same loop and errors): a record has a dozen members, and the closure's
+	// indirect call and captured variables cost more than the member's key.
+	ok := true
+	if s.peek() != '{' {
+		ok = s.fail("expected object")
+	} else if s.i++; s.peek() == '}' {
+		s.i++
+	} else {
+	members:
+		for {
+			k, kok := s.keyIn(recordKeys)
+			if !kok {
+				ok = false
+				break
 			}
-			msgKind = jObject
-			var ok bool
-			f.role, partKind, ok = p.content(p.light)
-			return ok
-		default:
-			_, ok := s.value()
-			return ok
+			if k == kMessage {
+				// Decoded in place: the message holds the bulk of the
+				// bytes and must be scanned once. A later duplicate key
+				// wins, as in JSON.parse.
+				role, msgKind, partKind = span{}, jAbsent, jAbsent
+				p.parts = p.parts[:0]
+				if s.peek() != '{' {
+					sp, vok := s.value()
+					msgKind = sp.kind
+					ok = vok
+				} else {
+					msgKind = jObject
+					role, partKind, ok = p.content(p.light)
+				}
+				if !ok {
+					break
+				}
+			} else {
+				var sp span
+				vok := false
+				if repeated>>k&1 != 0 {
+					if sp, vok = s.sameString(p.seen[k]); vok {
+						same |= 1 << k
+					} else {
+						same &^= 1 << k // a later duplicate key wins
+					}
+				}
+				if !vok && s.i < len(s.b) && s.b[s.i] == '"' {
+					// value's string case, without its call.
+					sp.kind, sp.start = jString, s.i
+					sp.escaped, sp.plain, vok = s.stringEnd()
+					sp.end = s.i
+					if !vok {
+						ok = false
+						break
+					}
+				} else if !vok {
+					if sp, vok = s.value(); !vok {
+						ok = false
+						break
+					}
+				}
+				f[k] = sp
+			}
+			switch s.peek() {
+			case ',':
+				s.i++
+			case '}':
+				s.i++
+				break members
+			default:
+				if s.i >= len(s.b) {
+					ok = s.fail("unexpected end of input")
+				} else {
+					ok = s.fail("expected , or }")
+				}
+				break members
+			}
 		}
-		sp, ok := s.value()
-		*dst = sp
-		return ok
-	})
+	}
 	if !ok {
 		return s.fail("invalid record")
 	}
@@ -214,15 +230,25 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 		}
 	}
 	*pr = parsed{end: s.i,
-		uuid: f.uuid.kind, parent: f.parent.kind, session: f.session.kind, typ: f.typ.kind,
-		timestamp: f.timestamp.kind, subtype: f.subtype.kind, message: msgKind, parts: partKind,
+		uuid: f[kUUID].kind, parent: f[kParentUUID].kind, session: f[kSessionID].kind, typ: f[kType].kind,
+		timestamp: f[kTimestamp].kind, subtype: f[kSubtype].kind, message: msgKind, parts: partKind,
 		id: ident{
-			uuid: p.bytesOf(b, f.uuid), parent: p.bytesOf(b, f.parent), session: p.bytesOf(b, f.session),
-			typ: p.bytesOf(b, f.typ), subtype: p.bytesOf(b, f.subtype), cwd: p.bytesOf(b, f.cwd),
-			ts: p.bytesOf(b, f.timestamp),
+			uuid: p.bytesOf(b, f[kUUID]), parent: p.bytesOf(b, f[kParentUUID]), session: p.bytesOf(b, f[kSessionID]),
+			typ: p.bytesOf(b, f[kType]), subtype: p.bytesOf(b, f[kSubtype]), cwd: p.bytesOf(b, f[kCwd]),
+			ts: p.bytesOf(b, f[kTimestamp]),
 		}}
+	if same&repeated != repeated {
+		for _, k := range [...]int{kSessionID, kCwd, kVersion} {
+			// A new value of a repeated field, plain, is the one to compare
+			// with from the next record on.
+			if same>>k&1 == 0 && f[k].kind == jString && f[k].plain {
+				p.seen[k] = string(b[f[k].start+1 : f[k].end-1])
+				same |= 1 << k // p.seen[k] is this record's value now
+			}
+		}
+	}
 	id := &pr.id
-	if f.timestamp.kind == jString {
+	if f[kTimestamp].kind == jString {
 		id.timeMs, id.timeOK = parseTimeBytes(id.ts)
 	}
 	if p.light {
@@ -237,43 +263,47 @@ func (p *recordParser) parseObject(b []byte, whole bool, pr *parsed) bool {
 	pr.rec = rec
 	p.setStr(&rec.UUID, id.uuid)
 	p.setStr(&rec.ParentUUID, id.parent)
-	rec.ParentNull = f.parent.kind == jNull
-	rec.SessionID = intern(&p.session, id.session)
+	rec.ParentNull = f[kParentUUID].kind == jNull
+	rec.SessionID = p.repeatedStr(kSessionID, same, &p.session, id.session)
 	p.setShort(&rec.Type, id.typ)
 	p.setStr(&rec.Subtype, id.subtype)
-	rec.HasSubtype = f.subtype.kind == jString
-	rec.Cwd = intern(&p.cwd, id.cwd)
+	rec.HasSubtype = f[kSubtype].kind == jString
+	rec.Cwd = p.repeatedStr(kCwd, same, &p.cwd, id.cwd)
 	p.setStr(&rec.Timestamp, id.ts)
 	rec.TimeMs, rec.TimeOK = id.timeMs, id.timeOK
 	if rec.Message != nil {
-		p.setShort(&rec.Message.Role, p.bytesOf(b, f.role))
+		p.setShort(&rec.Message.Role, p.bytesOf(b, role))
 		p.setParts(b, parts)
 	}
-	p.setShort(&rec.Provenance, p.bytesOf(b, f.provenance))
-	p.setStr(&rec.PromptID, p.bytesOf(b, f.promptID))
-	if d := p.bytesOf(b, f.daemonPromptID); len(jsTrim(d)) > 0 {
+	p.setShort(&rec.Provenance, p.bytesOf(b, f[kProvenance]))
+	p.setStr(&rec.PromptID, p.bytesOf(b, f[kPromptID]))
+	if d := p.bytesOf(b, f[kDaemonPromptID]); len(jsTrim(d)) > 0 {
 		p.setStr(&rec.DaemonPromptID, d)
 	}
-	rec.DeliveredTurn = f.delivered.kind == jTrue
-	p.setShort(&rec.Version, p.bytesOf(b, f.version))
-	rec.HasUsage = f.usage.kind == jObject
-	if f.background.kind == jObject {
+	rec.DeliveredTurn = f[kDeliveredTurn].kind == jTrue
+	if same>>kVersion&1 != 0 {
+		rec.Version = p.seen[kVersion]
+	} else {
+		p.setShort(&rec.Version, p.bytesOf(b, f[kVersion]))
+	}
+	rec.HasUsage = f[kUsageMetadata].kind == jObject
+	if f[kBackgroundTurn].kind == jObject {
 		rec.HasBackground = true
-		rec.BackgroundTurn = p.backgroundTurn(b, f.background)
+		rec.BackgroundTurn = p.backgroundTurn(b, f[kBackgroundTurn])
 	}
-	if f.goal.kind == jObject {
-		rec.GoalContext = p.goalContext(b, f.goal)
+	if f[kGoalContext].kind == jObject {
+		rec.GoalContext = p.goalContext(b, f[kGoalContext])
 	}
-	if f.toolResult.kind == jObject {
-		p.sub(b, f.toolResult, func(s *scanner) {
+	if f[kToolCallResult].kind == jObject {
+		p.sub(b, f[kToolCallResult], func(s *scanner) {
 			var v [2]span
 			fields(s, []string{"status", "executionStatus"}, v[:])
 			p.setShort(&rec.ToolStatus, p.bytesOf(b, v[0]))
 			p.setShort(&rec.ToolExecStatus, p.bytesOf(b, v[1]))
 		})
 	}
-	if f.payload.kind == jObject && rec.HasSubtype {
-		p.payload(rec, id.subtype, b, f.payload)
+	if f[kSystemPayload].kind == jObject && rec.HasSubtype {
+		p.payload(rec, id.subtype, b, f[kSystemPayload])
 	}
 	p.flush()
 	return true
@@ -298,13 +328,13 @@ func (p *recordParser) setParts(b []byte, parts []Part) {
 // light set the parts are validated but not decoded.
 func (p *recordParser) content(light bool) (role span, partsKind jkind, ok bool) {
 	s := &p.s
-	ok = s.object(func(k []byte) bool {
-		switch string(k) {
-		case "role":
+	ok = s.objectIn(contentKeys, func(k int) bool {
+		switch k {
+		case kRole:
 			sp, ok := s.value()
 			role = sp
 			return ok
-		case "parts":
+		case kParts:
 			p.parts = p.parts[:0]
 			if s.peek() != '[' {
 				sp, ok := s.value()
@@ -343,19 +373,19 @@ func (p *recordParser) part() bool {
 		fcID, fcName, frID, frName    span
 		sawText, sawOther             bool
 	)
-	ok := s.object(func(k []byte) bool {
+	ok := s.objectIn(partKeys, func(k int) bool {
 		var dst *span
-		if string(k) != "text" {
+		if k != kText {
 			sawOther = true
 		}
-		switch string(k) {
-		case "text":
+		switch k {
+		case kText:
 			sawText = true
 			dst = &ps.text
-		case "thought":
+		case kThought:
 			dst = &thought
-		case "functionCall", "functionResponse":
-			isCall := string(k) == "functionCall"
+		case kFunctionCall, kFunctionResponse:
+			isCall := k == kFunctionCall
 			id, name := &frID, &frName
 			sp := &fr
 			if isCall {
@@ -367,14 +397,14 @@ func (p *recordParser) part() bool {
 				*sp = v
 				return ok
 			}
-			sp.start, sp.kind = s.i, jObject
-			ok := s.object(func(k []byte) bool {
-				switch string(k) {
-				case "id":
+			*sp = span{kind: jObject, start: s.i}
+			ok := s.objectIn(callKeys, func(k int) bool {
+				switch k {
+				case kID:
 					v, ok := s.value()
 					*id = v
 					return ok
-				case "name":
+				case kName:
 					v, ok := s.value()
 					*name = v
 					return ok
@@ -384,9 +414,9 @@ func (p *recordParser) part() bool {
 			})
 			sp.end = s.i
 			return ok
-		case "inlineData":
+		case kInlineData:
 			dst = &inline
-		case "fileData":
+		case kFileData:
 			dst = &file
 		}
 		if dst == nil {

@@ -26,12 +26,24 @@ func (p *recordParser) needs(k int) bool {
 // has no escapes and is valid UTF-8, else its decoding (invalid UTF-8 and
 // lone surrogates become U+FFFD, as encoding/json does) appended to p.esc.
 // Any other kind yields nil.
+// Small enough to inline: a record's ten or so fields are mostly plain
+// strings or absent, and the call cost more than the test.
 func (p *recordParser) bytesOf(b []byte, sp span) []byte {
+	if sp.plain { // only a string is plain
+		return b[sp.start+1 : sp.end-1]
+	}
+	return p.decoded(b, sp)
+}
+
+// decoded is bytesOf for any span that is not plain: nil unless a string,
+// its body itself when it has no escapes and is valid UTF-8, else its
+// decoding in p.esc.
+func (p *recordParser) decoded(b []byte, sp span) []byte {
 	if sp.kind != jString {
 		return nil
 	}
 	raw := b[sp.start+1 : sp.end-1]
-	if sp.plain || !sp.escaped && utf8.Valid(raw) {
+	if !sp.escaped && utf8.Valid(raw) {
 		return raw
 	}
 	n := len(p.esc)
@@ -72,7 +84,8 @@ func (p *recordParser) flush() {
 			off += len(q.src)
 		}
 	}
-	clear(p.pend)
+	// Not cleared: the next record overwrites the entries, and putParser
+	// clears them before the parser is pooled.
 	p.pend = p.pend[:0]
 }
 
@@ -86,6 +99,21 @@ func intern(cache *string, b []byte) string {
 		*cache = string(b)
 	}
 	return *cache
+}
+
+// repeated flags the record keys whose values usually repeat on every
+// record of a session: parseObject compares the bytes where the value lies
+// with the last plain value seen (sameString) instead of scanning and
+// decoding them.
+const repeated = 1<<kSessionID | 1<<kCwd | 1<<kVersion
+
+// repeatedStr is the string of a repeated field's decoded bytes b: the last
+// value seen when same says b is it, else interned in cache.
+func (p *recordParser) repeatedStr(k int, same uint32, cache *string, b []byte) string {
+	if same>>k&1 != 0 {
+		return p.seen[k]
+	}
+	return intern(cache, b)
 }
 
 // constant returns the literal a common short value equals, so that it

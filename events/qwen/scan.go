@@ -40,7 +40,8 @@ type span struct {
 	start, end int
 	escaped    bool // a string containing backslash escapes
 	// plain: a string of ASCII without escapes, whose bytes are its value
-	// (nothing to validate or decode).
+	// (nothing to validate or decode). Only a string is plain: bytesOf
+	// reads it without looking at kind.
 	plain bool
 }
 
@@ -504,4 +505,18 @@ func (s *scanner) array(f func() bool) bool {
 			return s.fail("expected , or ]")
 		}
 	}
+}
+
+// sameString reports whether the value at s.i is the string whose body is
+// exactly prev, which must be plain (ASCII without a quote, backslash or
+// control byte, as a plain span's bytes are): then it is valid, plain, and
+// its span is returned with s.i past it; else s.i is unchanged.
+func (s *scanner) sameString(prev string) (span, bool) {
+	i := s.i
+	end := i + len(prev) + 2
+	if end > len(s.b) || s.b[i] != '"' || s.b[end-1] != '"' || string(s.b[i+1:end-1]) != prev {
+		return span{}, false
+	}
+	s.i = end
+	return span{kind: jString, start: i, end: end, plain: true}, true
 }

@@ -66,3 +66,35 @@ func FuzzSkipString(f *testing.F) {
 		checkSkip(t, append([]byte{'"'}, data...))
 	})
 }
+
+// TestStringEndShortRun holds stringEnd's word path (strings ending within
+// shortRun bytes) to stringEndScalar: every body length around and past it,
+// with a non-ASCII byte, a backslash escape, a control byte or an
+// unterminated end at every position, and every count of bytes after the
+// string up to a word and a half (the path reads whole words only).
+func TestStringEndShortRun(t *testing.T) {
+	odd := []string{"é", "\xff", `\n`, `\"`, `\u00e9`, `\u12`, `\x`, "\x01", "\x7f"}
+	for n := 0; n <= shortRun+9; n++ {
+		for pos := -1; pos < n; pos++ {
+			for _, o := range odd {
+				body := []byte(strings.Repeat("a", n))
+				if pos >= 0 {
+					body = append(body[:pos:pos], append([]byte(o), body[pos:]...)...)
+				}
+				for _, closed := range []bool{true, false} {
+					for after := 0; after <= 12; after++ {
+						data := append([]byte{'"'}, body...)
+						if closed {
+							data = append(data, '"')
+						}
+						data = append(data, strings.Repeat("}", after)...)
+						checkSkip(t, data)
+					}
+				}
+				if pos < 0 {
+					break // no odd piece: one body
+				}
+			}
+		}
+	}
+}
