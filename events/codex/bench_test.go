@@ -2,8 +2,13 @@ package codex_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
 	"testing"
 
+	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/codex"
 	"github.com/tailproof/tailproof/events/turn"
 	"github.com/tailproof/tailproof/machines/turnverdict"
@@ -71,4 +76,51 @@ func TestFusedShapes(t *testing.T) {
 	}
 	// A file of 4 MiB or more is read through the larger buffer.
 	turntest.SameFused(t, codex.Harness(), rollout(t, "mixed", 5<<20))
+}
+
+// BenchmarkDecodeFused is BenchmarkDecode the way the CLI reads a rollout
+// (and simulations/bench/peers' side-by-side benchmark): the file opened
+// from disk and read through events.Decode, fused (ADR 0044), with the
+// input not held in memory, so that the heap, and with it how often the
+// collector runs, is the decode's own. For this codec's allocations,
+// profile and instruction counts.
+func BenchmarkDecodeFused(b *testing.B) {
+	for _, name := range shape.Names {
+		b.Run(name, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "rollout.jsonl")
+			data := rollout(b, name, 16<<20)
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				b.Fatal(err)
+			}
+			size := len(data)
+			b.SetBytes(int64(size))
+			data = nil
+			runtime.GC()
+			b.ReportAllocs()
+			cpu := cpuSeconds()
+			for b.Loop() {
+				f, err := os.Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, err := range events.Decode(f, codex.Codec{}, events.Options{}) {
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				f.Close()
+			}
+			if used := cpuSeconds() - cpu; used > 0 {
+				b.ReportMetric(float64(size)*float64(b.N)/1e6/used, "MB/cpu-s")
+			}
+		})
+	}
+}
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }

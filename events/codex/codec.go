@@ -15,7 +15,8 @@ import (
 // would read: not UTF-8 (Codex reads the file with read_to_string, which
 // fails on it), not one JSON object (serde_json rejects trailing bytes, so
 // two records glued `}{` are one bad line), no timestamp string, no type,
-// or a known item type without its payload object.
+// an ordinal its Option<u64> refuses, or a known item type without its
+// payload object.
 var ErrNotRecord = errors.New("not a rollout line")
 
 // maxDepth is serde_json's default recursion limit: Codex cannot read a line
@@ -29,25 +30,56 @@ type Codec struct{}
 func (Codec) Name() string          { return "codex-rollout" }
 func (Codec) Stream() events.Stream { return "codex_rollout" }
 
-// decoder is the per-line scratch state, pooled: a record's strings are
-// gathered into one allocation (objscan.Strings).
+// decoder is the codec's state, pooled: the line being read and what
+// outlives it (the slabs records are handed out from, strs' shared
+// chunk, scratch).
 type decoder struct {
-	b                []byte
-	rec              *Record
-	strs             objscan.Strings
+	lineState
+	b    []byte
+	rec  *Record
+	meta *Meta // the Meta a session_meta or turn_context line fills: metaSlab's next
+	strs objscan.Strings
+	// slab hands out Records a chunk at a time: one allocation per 32
+	// records instead of one each (a chunk lives while any of its records
+	// does, 8 KiB), and metaSlab their Metas. strs is Chunked: the
+	// records' strings share 4 KiB chunks too (objscan.Strings).
+	slab     []Record
+	metaSlab []Meta
+	// scratch gathers a text before it is copied into strs' chunk,
+	// reused from line to line.
+	scratch []byte
+}
+
+// lineState is what one line's parse gathers besides the record. It holds
+// no pointers, so that resetting it for each line is a plain clear.
+type lineState struct {
 	message, content span
 	hasTS, hasType   bool
 	payload          bool // a payload object was read
 	hasPayloadType   bool
-	meta             Meta
+	badOrdinal       bool // an ordinal Codex's Option<u64> refuses
+	hasTurnID        bool // the payload's turn_id is a string
+	metaSet          bool // a member of Meta was read into d.meta
+	// payloads counts the line's payload members and lastPayload is where
+	// the last one's value starts; onlyPayload, when not -1, is the one
+	// payload a second pass reads (parse).
+	payloads, lastPayload, onlyPayload int
 	// longs holds the long strings skip already checked for UTF-8
 	// (utf8.go); badUTF8 is set when one of them is invalid.
 	longs   objscan.Longs
 	badUTF8 bool
-	// slab hands out Records a chunk at a time: one allocation per 32
-	// records instead of one each (a chunk lives while any of its records
-	// does, about 10 KiB).
-	slab []Record
+}
+
+// maxScratch bounds the scratch buffer a pooled decoder keeps.
+const maxScratch = 64 << 10
+
+// nextMeta is the Meta the next session_meta or turn_context record gets;
+// finish hands it out (or clears what another record's members left in it).
+func (d *decoder) nextMeta() *Meta {
+	if len(d.metaSlab) == 0 {
+		d.metaSlab = make([]Meta, 16)
+	}
+	return &d.metaSlab[0]
 }
 
 func (d *decoder) newRecord() *Record {
@@ -61,7 +93,11 @@ func (d *decoder) newRecord() *Record {
 
 type span struct{ start, end int }
 
-var decoders = sync.Pool{New: func() any { return new(decoder) }}
+var decoders = sync.Pool{New: func() any {
+	d := new(decoder)
+	d.strs.Chunked, d.strs.Replace = true, true
+	return d
+}}
 
 // DecodeLine decodes one physical line. A blank line (Codex skips those)
 // yields nothing and no error.
@@ -142,26 +178,52 @@ func (Codec) DecodeFused(dst []events.Event, b []byte, pos events.Position, max 
 }
 
 // parse reads the object at b[i] into a new record and returns where it ends.
+//
+// A member named twice means what its last occurrence means, whole: Codex's
+// loader parses each line into a serde_json Value first, whose objects keep
+// the last value of a repeated key, and only then into a RolloutLine. The
+// string and integer members are assigned in order, so the last one wins by
+// itself (strs is Replace: a last value that is not a string clears the
+// member); a repeated payload is read again instead (reparse).
 func (d *decoder) parse(b []byte, i int) (int, error) {
-	*d = decoder{b: b, strs: d.strs, slab: d.slab}
-	d.rec = d.newRecord()
+	d.lineState = lineState{onlyPayload: -1}
+	d.b, d.rec, d.meta = b, d.newRecord(), d.nextMeta()
+	d.strs.Reset()
+	end, err := objscan.Object(b, i, 1, maxDepth, d.top)
+	if err != nil || d.payloads < 2 {
+		return end, err
+	}
+	return d.reparse(b, i)
+}
+
+// reparse reads the line again into the same record, skipping every payload
+// but the last, so that nothing of an earlier one (its type, a turn id)
+// survives into the record.
+func (d *decoder) reparse(b []byte, i int) (int, error) {
+	*d.rec, *d.meta = Record{}, Meta{}
+	d.lineState = lineState{onlyPayload: d.lastPayload}
 	d.strs.Reset()
 	return objscan.Object(b, i, 1, maxDepth, d.top)
 }
 
 // finish checks and completes the record parse read.
 func (d *decoder) finish() (*Record, error) {
-	rec, meta := d.rec, &d.meta
+	rec := d.rec
 	if !d.hasTS {
 		return nil, errors.New("no timestamp string")
 	}
 	if !d.hasType {
 		return nil, errors.New("no type string")
 	}
+	if d.badOrdinal {
+		return nil, errors.New("ordinal is neither null nor an integer from 0 to 2^63-1")
+	}
 	d.strs.Finish()
 	if rec.Type == ItemSessionMeta || rec.Type == ItemTurnContext {
-		m := *meta
-		rec.Meta = &m
+		rec.Meta = d.meta
+		d.metaSlab = d.metaSlab[1:]
+	} else if d.metaSet {
+		*d.meta = Meta{}
 	}
 	switch rec.Type {
 	case ItemSessionMeta, ItemResponseItem, ItemCompacted, ItemTurnContext, ItemEventMsg:
@@ -171,6 +233,9 @@ func (d *decoder) finish() (*Record, error) {
 		}
 		if (rec.Type == ItemResponseItem || rec.Type == ItemEventMsg) && !d.hasPayloadType {
 			return nil, errors.New(rec.Type + " payload without a type")
+		}
+		if err := d.required(); err != nil {
+			return nil, err
 		}
 		d.texts()
 	default:
@@ -197,10 +262,19 @@ func (d *decoder) top(key []byte, v int) (int, error) {
 		d.hasType = ok
 		return end, err
 	case "ordinal":
+		// Option<u64>: null is none; a negative number, a fraction, an
+		// exponent or any other type makes the line one Codex skips (-0 it
+		// reads as 0). One past int64 Codex reads and this codec refuses.
 		n, ok, end, err := objscan.Int(b, v, 1, maxDepth)
 		rec.Ordinal, rec.HasOrdinal = n, ok && n >= 0
+		d.badOrdinal = !rec.HasOrdinal && !objscan.IsNull(b, v)
 		return end, err
 	case "payload":
+		d.payloads++
+		d.lastPayload = v
+		if d.onlyPayload >= 0 && v != d.onlyPayload {
+			return d.skip(v, 1)
+		}
 		if b[v] != '{' {
 			d.payload = false
 			return d.skip(v, 1)
@@ -222,7 +296,9 @@ func (d *decoder) member(key []byte, v int) (int, error) {
 	case "id":
 		dst = &rec.ID
 	case "turn_id":
-		dst = &rec.TurnID
+		ok, end, err := d.strs.Add(&rec.TurnID, b, v, 2, maxDepth)
+		d.hasTurnID = ok
+		return end, err
 	case "call_id":
 		dst = &rec.CallID
 	case "name":
@@ -240,19 +316,19 @@ func (d *decoder) member(key []byte, v int) (int, error) {
 	case "status":
 		dst = &rec.Status
 	case "cwd":
-		dst = &d.meta.Cwd
+		dst, d.metaSet = &d.meta.Cwd, true
 	case "cli_version":
-		dst = &d.meta.CLIVersion
+		dst, d.metaSet = &d.meta.CLIVersion, true
 	case "originator":
-		dst = &d.meta.Originator
+		dst, d.metaSet = &d.meta.Originator, true
 	case "source":
-		dst = &d.meta.Source
+		dst, d.metaSet = &d.meta.Source, true
 	case "forked_from_id":
-		dst = &d.meta.ForkedFromID
+		dst, d.metaSet = &d.meta.ForkedFromID, true
 	case "history_mode":
-		dst = &d.meta.HistoryMode
+		dst, d.metaSet = &d.meta.HistoryMode, true
 	case "model":
-		dst = &d.meta.Model
+		dst, d.metaSet = &d.meta.Model, true
 	case "num_turns":
 		n, _, end, err := objscan.Int(b, v, 2, maxDepth)
 		rec.NumTurns = n
@@ -272,6 +348,29 @@ func (d *decoder) member(key []byte, v int) (int, error) {
 	return end, err
 }
 
+// required refuses the turn boundaries and prompts Codex would skip for a
+// missing or mistyped required member: TurnStartedEvent's and
+// TurnCompleteEvent's turn_id and UserMessageEvent's message are Strings
+// (codex-rs protocol.rs; the released 0.171.0 skips such lines, ADR 0048).
+// Read, they would open or end a turn, or add a prompt, that Codex never
+// sees. Other payloads' members are not checked (doc.go).
+func (d *decoder) required() error {
+	if d.rec.Type != ItemEventMsg {
+		return nil
+	}
+	switch t := d.rec.PayloadType; t {
+	case "task_started", "turn_started", "task_complete", "turn_complete":
+		if !d.hasTurnID {
+			return errors.New(t + " payload without a turn_id string")
+		}
+	case "user_message":
+		if d.message.end == 0 || d.b[d.message.start] != '"' {
+			return errors.New(t + " payload without a message string")
+		}
+	}
+	return nil
+}
+
 // texts reads the members kept only for some payload types: a person's
 // input (user_message, a user-role message's input_text) and an error's
 // message. An agent's message and tool output are never copied.
@@ -280,7 +379,8 @@ func (d *decoder) texts() {
 	switch {
 	case rec.Type == ItemEventMsg && (rec.PayloadType == "user_message" || rec.PayloadType == "injected_message"):
 		if d.message.end > 0 {
-			rec.Text, rec.HasText, _, _ = objscan.String(b, d.message.start, 2, maxDepth)
+			d.scratch, rec.HasText, _, _ = objscan.AppendString(d.scratch[:0], b, d.message.start, 2, maxDepth)
+			rec.Text = d.strs.Copy(d.scratch)
 		}
 	case rec.Type == ItemEventMsg && rec.PayloadType == "error":
 		if d.message.end > 0 {
@@ -288,30 +388,38 @@ func (d *decoder) texts() {
 			rec.Reason = objscan.Shorten(s, 200)
 		}
 	case rec.Type == ItemResponseItem && rec.PayloadType == "message" && rec.Role != "assistant" && d.content.end > 0:
-		rec.Text, rec.HasText = inputText(b, d.content.start), true
+		rec.Text, rec.HasText = d.inputText(d.content.start), true
+	}
+	if cap(d.scratch) > maxScratch {
+		d.scratch = nil
 	}
 }
 
-// inputText concatenates the text of a user-role message's content items.
-func inputText(b []byte, v int) string {
-	var out []byte
+// inputText concatenates the text of a user-role message's content items
+// (of each, its last text member).
+func (d *decoder) inputText(v int) string {
+	b := d.b
 	if v >= len(b) || b[v] != '[' {
 		return ""
 	}
+	out := d.scratch[:0]
 	_, _ = objscan.Array(b, v, 3, maxDepth, func(e int) (int, error) {
 		if b[e] != '{' {
 			return objscan.Skip(b, e, 3, maxDepth)
 		}
+		item := len(out)
 		return objscan.Object(b, e, 4, maxDepth, func(key []byte, v int) (int, error) {
 			if string(key) == "text" {
-				s, _, end, err := objscan.String(b, v, 4, maxDepth)
-				out = append(out, s...)
+				var end int
+				var err error
+				out, _, end, err = objscan.AppendString(out[:item], b, v, 4, maxDepth)
 				return end, err
 			}
 			return objscan.Skip(b, v, 4, maxDepth)
 		})
 	})
-	return string(out)
+	d.scratch = out
+	return d.strs.Copy(out)
 }
 
 // kindOf is the record's kind. The kinds of the item and payload types

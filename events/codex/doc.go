@@ -22,14 +22,31 @@
 // skips blank lines and every line serde_json or RolloutLine rejects,
 // wherever it is. This codec refuses the same lines — not UTF-8, not one
 // object (a glued `}{` pair is one bad line), no timestamp or type string,
-// a known item without a payload object, a response_item or event_msg
-// payload without a type, nesting past serde_json's 128 — and reports each
-// at its position, where Codex counts and forgets it. Deliberate
+// an ordinal that is neither null nor a non-negative integer, a known item
+// without a payload object, a response_item or event_msg payload without a
+// type, nesting past serde_json's 128 — and reports each at its position,
+// where Codex counts and forgets it. Of the payload structs' required
+// members, those that open or end a turn or make a prompt are checked: a
+// task_started or task_complete (or its alias) without a turn_id string and
+// a user_message without a message string are lines Codex skips.
+//
+// A member named twice means what its last occurrence means, whole: the
+// loader parses each line into a serde_json Value before the RolloutLine,
+// and a Value object keeps the last value of a repeated key. So the last
+// payload replaces an earlier one (nothing of the first, not its type nor
+// its turn id, survives), and a string member whose last value is null or
+// another type is empty (ADR 0048; the released 0.171.0 reads such lines
+// so). Codex's other readers of a rollout (its session listing, the latest
+// turn context's cwd) deserialize the RolloutLine directly, where serde
+// refuses a repeated member; they decide no turn. Deliberate
 // differences: a lone surrogate escape is accepted (serde_json refuses it;
 // Codex's writer, serializing Rust strings, never writes one), unknown item
-// and payload types decode (a newer writer's records are not damage), and
+// and payload types decode (a newer writer's records are not damage), an
+// ordinal past int64 is refused (Codex reads up to 2^64-1), and the other
 // required members of individual payload structs are not checked.
 //
 // Facts are from openai/codex at the commits the scenario files cite; the
-// released 0.169.0 (npm @openai/codex) was not run here.
+// duplicate-key and ordinal rules were also run against the released
+// 0.171.0 (npm @openai/codex@0.171.0-linux-x64: its app-server's
+// thread/read over rollouts holding such lines, testdata/duplicates.txt).
 package codex

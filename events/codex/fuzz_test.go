@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -18,9 +19,14 @@ import (
 // FuzzDecode: no input panics the codec, the mapper or the decider; every
 // error is positioned and classified; and a line decodes exactly when an
 // encoding/json reading of Codex's acceptance rules (UTF-8, one object,
-// timestamp and type strings, a payload object with a string type for the
-// known items, nesting within serde_json's 128) says so
-// (go test -run='^$' -fuzz=FuzzDecode -fuzztime=60s ./events/codex).
+// timestamp and type strings, an ordinal that is null or a non-negative
+// integer, a payload object with a string type for the known items, the
+// turn boundaries' turn_id and a user_message's message strings,
+// nesting within serde_json's 128) says so, to the members the oracle reads
+// (the identities, role, phase, a person's text). encoding/json's maps keep
+// the last of duplicate keys, whole, as the serde_json Value Codex's loader
+// reads each line into first does.
+// (go test -run='^$' -fuzz=FuzzDecode -fuzztime=60s -parallel 1 ./events/codex).
 func FuzzDecode(f *testing.F) {
 	for _, s := range []string{
 		`{"timestamp":"2026-11-30T09:00:01.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t1"}}`,
@@ -29,6 +35,9 @@ func FuzzDecode(f *testing.F) {
 		`{"timestamp":"2026-11-30T09:00:03.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<turn_aborted>"}]}}`,
 		`{"timestamp":"x","type":"event_msg","payload":{"type":"task_compl{"timestamp":"y","type":"compacted","payload":{}}`,
 		`{"timestamp":"x","type":"world_state","payload":[1]}`,
+		`{"timestamp":"x","type":"event_msg","payload":{"type":"task_complete","turn_id":"t1"},"payload":{"turn_id":"t1"},"ordinal":2}`,
+		`{"timestamp":"x","type":"event_msg","payload":{"type":"user_message","message":"a","message":null,"type":"agent_message","phase":"final_answer","phase":1}}`,
+		`{"timestamp":"x","type":"response_item","payload":{"type":"message","role":"user","content":[{"text":"a","text":"b"}],"role":null}}`,
 	} {
 		f.Add([]byte(s + "\n" + s))
 	}
@@ -79,36 +88,98 @@ func depth(b []byte) int {
 	return max
 }
 
-func accepts(line []byte) (typ, ptyp string, ok bool) {
+// expected is what the oracle says a line decodes to.
+type expected struct {
+	typ, ptyp, ts                           string
+	ordinal                                 int64
+	hasOrdinal                              bool
+	known                                   bool
+	id, turn, call, name, role, phase, text string
+	hasText                                 bool
+}
+
+// str is the string value of raw, or "" for any other value or none.
+func str(raw json.RawMessage) string {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+func accepts(line []byte) (e expected, ok bool) {
 	if !utf8.Valid(line) || !json.Valid(line) || depth(line) > 128 {
-		return "", "", false
+		return e, false
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(line, &m) != nil || m == nil {
-		return "", "", false
+		return e, false
 	}
-	var ts string
-	if json.Unmarshal(m["timestamp"], &ts) != nil || m["timestamp"] == nil || m["timestamp"][0] != '"' {
-		return "", "", false
+	if m["timestamp"] == nil || m["timestamp"][0] != '"' {
+		return e, false
 	}
-	if m["type"] == nil || m["type"][0] != '"' || json.Unmarshal(m["type"], &typ) != nil {
-		return "", "", false
+	e.ts = str(m["timestamp"])
+	if m["type"] == nil || m["type"][0] != '"' {
+		return e, false
 	}
-	switch typ {
+	e.typ = str(m["type"])
+	if o := m["ordinal"]; o != nil && string(o) != "null" {
+		n, err := strconv.ParseInt(string(o), 10, 64)
+		if err != nil || n < 0 {
+			return e, false // not a u64 (or past what the codec holds)
+		}
+		e.ordinal, e.hasOrdinal = n, true
+	}
+	switch e.typ {
 	case "session_meta", "response_item", "compacted", "turn_context", "event_msg":
 	default:
-		return typ, "", true
+		return e, true
 	}
+	e.known = true
 	var p map[string]json.RawMessage
 	if m["payload"] == nil || m["payload"][0] != '{' || json.Unmarshal(m["payload"], &p) != nil {
-		return "", "", false
+		return e, false
 	}
-	if typ == "response_item" || typ == "event_msg" {
-		if p["type"] == nil || p["type"][0] != '"' || json.Unmarshal(p["type"], &ptyp) != nil {
-			return "", "", false
+	if e.typ == "response_item" || e.typ == "event_msg" {
+		if p["type"] == nil || p["type"][0] != '"' {
+			return e, false
 		}
 	}
-	return typ, ptyp, true
+	e.ptyp = str(p["type"])
+	if e.typ == "event_msg" {
+		isStr := func(k string) bool { return len(p[k]) > 0 && p[k][0] == '"' }
+		switch e.ptyp {
+		case "task_started", "turn_started", "task_complete", "turn_complete":
+			if !isStr("turn_id") {
+				return e, false
+			}
+		case "user_message":
+			if !isStr("message") {
+				return e, false
+			}
+		}
+	}
+	e.id, e.turn, e.call, e.name = str(p["id"]), str(p["turn_id"]), str(p["call_id"]), str(p["name"])
+	e.role, e.phase = str(p["role"]), str(p["phase"])
+	if e.typ == "event_msg" && (e.ptyp == "user_message" || e.ptyp == "injected_message") {
+		e.hasText = len(p["message"]) > 0 && p["message"][0] == '"'
+		e.text = str(p["message"])
+	}
+	if e.typ == "response_item" && e.ptyp == "message" && e.role != "assistant" && p["content"] != nil {
+		e.hasText = true
+		// The text members of the content's object elements, concatenated;
+		// anything else (a content that is not an array, an element that is
+		// not an object) contributes nothing.
+		var elems []json.RawMessage
+		_ = json.Unmarshal(p["content"], &elems)
+		for _, el := range elems {
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(el, &obj) == nil {
+				e.text += str(obj["text"])
+			}
+		}
+	}
+	return e, true
 }
 
 func checkLine(t *testing.T, line []byte) {
@@ -120,7 +191,7 @@ func checkLine(t *testing.T, line []byte) {
 		}
 		return
 	}
-	typ, ptyp, ok := accepts(line)
+	e, ok := accepts(line)
 	if ok != (err == nil) {
 		t.Fatalf("%q: codec error %v, oracle accepts: %v", line, err, ok)
 	}
@@ -128,8 +199,16 @@ func checkLine(t *testing.T, line []byte) {
 		return
 	}
 	r := evs[0].Body.(*codex.Record)
-	if r.Type != typ || r.PayloadType != ptyp {
-		t.Fatalf("%q: %s/%s, oracle %s/%s", line, r.Type, r.PayloadType, typ, ptyp)
+	if r.Type != e.typ || r.PayloadType != e.ptyp || r.Timestamp != e.ts || r.HasOrdinal != e.hasOrdinal || r.Ordinal != e.ordinal && e.hasOrdinal {
+		t.Fatalf("%q: %s/%s ts %q ordinal %v %d, oracle %+v", line, r.Type, r.PayloadType, r.Timestamp, r.HasOrdinal, r.Ordinal, e)
+	}
+	if !e.known {
+		return
+	}
+	got := expected{typ: e.typ, ptyp: e.ptyp, ts: e.ts, ordinal: e.ordinal, hasOrdinal: e.hasOrdinal, known: true,
+		id: r.ID, turn: r.TurnID, call: r.CallID, name: r.Name, role: r.Role, phase: r.Phase, text: r.Text, hasText: r.HasText}
+	if got != e {
+		t.Fatalf("%q:\n got %+v\nwant %+v", line, got, e)
 	}
 }
 
@@ -163,7 +242,7 @@ func TestUTF8Checked(t *testing.T) {
 	valid, invalid := 0, 0
 	for _, s := range utf8Lines() {
 		checkLine(t, []byte(s))
-		if _, _, ok := accepts([]byte(s)); ok {
+		if _, ok := accepts([]byte(s)); ok {
 			valid++
 		} else if json.Valid([]byte(strings.ToValidUTF8(s, "?"))) {
 			invalid++ // refused for its UTF-8 alone

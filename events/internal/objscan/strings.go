@@ -1,6 +1,7 @@
 package objscan
 
 import (
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -16,7 +17,22 @@ type Strings struct {
 	buf  []byte
 	dsts []pending
 	all  string // the buffer as a string, once finished
+	// Chunked makes Finish and Copy take their strings from a chunk
+	// shared with the records before and after (ChunkSize bytes, one
+	// allocation for many records instead of one each): a kept string
+	// then keeps its chunk, at most ChunkSize bytes, alive. A value longer
+	// than a quarter chunk gets an allocation of its own.
+	Chunked bool
+	chunk   *strings.Builder
+	// Replace makes a value that is not a string clear its destination,
+	// as a map built from the object first would keep only the last of
+	// duplicate members: without it the earlier string survives a later
+	// null.
+	Replace bool
 }
+
+// ChunkSize is the size of a Chunked Strings' shared chunks.
+const ChunkSize = 4096
 
 type pending struct {
 	dst        *string
@@ -44,6 +60,9 @@ func (s *Strings) Add(dst *string, b []byte, v, depth, maxDepth int) (ok bool, e
 func (s *Strings) AddKnown(dst *string, b []byte, v, depth, maxDepth int, known func(raw []byte) string) (ok bool, end int, err error) {
 	if v >= len(b) || b[v] != '"' {
 		end, err = jsonscan.SkipValue(b, v, depth, maxDepth)
+		if s.Replace && err == nil {
+			s.dsts = append(s.dsts, pending{dst: dst}) // the empty string
+		}
 		return false, end, err
 	}
 	end, escaped, nonASCII, err := jsonscan.String(b, v)
@@ -97,9 +116,27 @@ type Span struct{ Start, End int }
 // At is the string at sp, after Finish.
 func (s *Strings) At(sp Span) string { return s.all[sp.Start:sp.End] }
 
+// Copy is string(b), from the shared chunk when s is Chunked.
+//
+// A strings.Builder's bytes are never written again once written (it only
+// appends, and grows into a new array), so the strings String returns stay
+// valid and unchanged while later records append to the same chunk.
+func (s *Strings) Copy(b []byte) string {
+	if !s.Chunked || len(b) == 0 || len(b) > ChunkSize/4 {
+		return string(b) // no allocation when empty
+	}
+	if s.chunk == nil || s.chunk.Cap()-s.chunk.Len() < len(b) {
+		s.chunk = new(strings.Builder)
+		s.chunk.Grow(ChunkSize)
+	}
+	start := s.chunk.Len()
+	s.chunk.Write(b)
+	return s.chunk.String()[start:]
+}
+
 // Finish assigns every queued string.
 func (s *Strings) Finish() {
-	s.all = string(s.buf) // no allocation when empty
+	s.all = s.Copy(s.buf)
 	for _, p := range s.dsts {
 		if p.known != "" {
 			*p.dst = p.known
@@ -107,6 +144,25 @@ func (s *Strings) Finish() {
 			*p.dst = s.all[p.start:p.end]
 		}
 	}
+}
+
+// AppendString appends the value of the string at b[v] to dst (unescaped,
+// invalid UTF-8 replaced as String does). ok is false, and dst unchanged,
+// when the value is valid JSON of another type; end is past the value.
+func AppendString(dst, b []byte, v, depth, maxDepth int) (out []byte, ok bool, end int, err error) {
+	if v >= len(b) || b[v] != '"' {
+		end, err = jsonscan.SkipValue(b, v, depth, maxDepth)
+		return dst, false, end, err
+	}
+	end, escaped, nonASCII, err := jsonscan.String(b, v)
+	if err != nil {
+		return dst, false, 0, err
+	}
+	raw := b[v+1 : end-1]
+	if escaped || nonASCII && !utf8.Valid(raw) {
+		return jsonscan.AppendUnquote(dst, raw), true, end, nil
+	}
+	return append(dst, raw...), true, end, nil
 }
 
 // Timestamp parses an ISO 8601 instant as the writers here emit it,

@@ -1,6 +1,7 @@
 package objscan
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,5 +65,53 @@ func TestAddKnown(t *testing.T) {
 		if k, _, ok := Known(b, c.v, knownAB); k != c.want || ok != (c.want != "") {
 			t.Errorf("Known at %d = %q %v", c.v, k, ok)
 		}
+	}
+}
+
+// TestReplace: with Replace, a later value that is not a string empties
+// its destination, and a string after it is the value; without, the
+// earlier string survives.
+func TestReplace(t *testing.T) {
+	b := []byte(`"first" null "second"`)
+	for _, replace := range []bool{true, false} {
+		s := Strings{Replace: replace}
+		var d1, d2 string
+		_, _, _ = s.Add(&d1, b, 0, 1, 128)
+		_, _, _ = s.Add(&d1, b, 8, 1, 128)
+		_, _, _ = s.Add(&d2, b, 8, 1, 128)
+		_, _, _ = s.Add(&d2, b, 13, 1, 128)
+		s.Finish()
+		if want := map[bool]string{true: "", false: "first"}[replace]; d1 != want || d2 != "second" {
+			t.Fatalf("replace %v: %q %q", replace, d1, d2)
+		}
+	}
+}
+
+// TestChunked: a Chunked Strings' values are the same strings, later
+// records' appends leave earlier records' strings as they were, a long
+// value gets its own allocation, and a short one none.
+func TestChunked(t *testing.T) {
+	var s Strings
+	s.Chunked = true
+	var got, want []string
+	for i := 0; i < 500; i++ {
+		v := strings.Repeat(string(rune('a'+i%26)), i%40)
+		if i%97 == 0 {
+			v = strings.Repeat("x", ChunkSize/2)
+		}
+		b := []byte(`"` + v + `"`)
+		s.Reset()
+		var d string
+		_, _, _ = s.Add(&d, b, 0, 1, 128)
+		s.Finish()
+		got, want = append(got, d), append(want, v)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("record %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = s.Copy([]byte("abc")) }); n > 0.1 {
+		t.Fatalf("Copy of a short value: %v allocations", n)
 	}
 }
