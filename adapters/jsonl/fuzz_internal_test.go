@@ -138,3 +138,35 @@ func TestPlainSessionID(t *testing.T) {
 		check(string(b))
 	}
 }
+
+// TestCleanParent holds cleanParent to filepath.Dir on clean paths: every
+// path of up to four elements drawn from names, ".." and "", absolute and
+// relative, once cleaned.
+func TestCleanParent(t *testing.T) {
+	elems := []string{"a", "bc", "..", ".", ""}
+	seen := map[string]bool{}
+	var walk func(p string, depth int)
+	walk = func(p string, depth int) {
+		for _, root := range []string{"", "/"} {
+			d := filepath.Clean(root + p)
+			if seen[d] {
+				continue
+			}
+			seen[d] = true
+			if got, want := cleanParent(d), filepath.Dir(d); got != want {
+				t.Fatalf("cleanParent(%q) = %q, filepath.Dir %q", d, got, want)
+			}
+		}
+		if depth == 4 {
+			return
+		}
+		for _, e := range elems {
+			walk(p+"/"+e, depth+1)
+			walk(p+e, depth+1)
+		}
+	}
+	walk("", 0)
+	if len(seen) < 50 {
+		t.Fatalf("only %d clean paths", len(seen))
+	}
+}
