@@ -286,6 +286,20 @@ func (v *View) RecentTerminals() []ledger.Record {
 	return append(out, v.recent[:v.next]...)
 }
 
+// OpenAdmission is id's last in_flight record while id is open (its latest
+// record is in_flight), whatever terminals came before it.
+func (v *View) OpenAdmission(id string) (ledger.Record, bool) {
+	order, ok, _ := v.find(id)
+	if !ok {
+		return ledger.Record{}, false
+	}
+	p := v.factOf(order)
+	if p.open == 0 {
+		return ledger.Record{}, false
+	}
+	return v.open[p.open-1].admission, true
+}
+
 // UnsettledAdmission is id's last in_flight record, when id has no terminal
 // anywhere in the ledger.
 func (v *View) UnsettledAdmission(id string) (ledger.Record, bool) {
