@@ -27,9 +27,9 @@ import (
 // rebuild (see reconcile.Cuts); that cut must be decided by Reconcile on
 // its bytes.
 type Cuts struct {
-	cuts     *reconcile.Cuts
-	opts     Options
-	rules    Rules
+	cuts  *reconcile.Cuts
+	opts  Options
+	rules Rules
 }
 
 // ErrCutsNeedDryRun is NewCuts' refusal of options that would append.
