@@ -3,9 +3,6 @@ package tailproof
 import (
 	"errors"
 	"fmt"
-	"strings"
-
-	"github.com/tailproof/tailproof/events/ledger"
 )
 
 // MaxTimeValue is the largest magnitude, in milliseconds from the epoch, of
@@ -21,37 +18,26 @@ const MaxTimeValue = 8_640_000_000_000_000
 // not even in a dry run, which reports what a real run would do.
 var ErrInvalidClock = errors.New("invalid clock")
 
-// admissions records the latest admission time (the `at` of the latest
-// in_flight record) of every prompt left open while the ledger is read: a
-// terminal removes its prompt. Only a dangling prompt (latest record
-// in_flight) is ever given a terminal, and its latest in_flight record is its
-// latest record, so the open prompts are all the clock check can ask about;
-// keeping every prompt's admission grew by one entry per turn (11 MiB on
-// 350,000 turns, ADR 0030). Keys are cloned: a decoded record's strings
-// share its line's allocation, which a key would keep alive.
-type admissions map[string]float64
-
-func (a admissions) add(r ledger.Record) {
-	if !r.InFlight {
-		delete(a, r.PromptID)
-		return
-	}
-	if _, ok := a[r.PromptID]; ok {
-		a[r.PromptID] = r.AtFloat()
-		return
-	}
-	a[strings.Clone(r.PromptID)] = r.AtFloat()
+// admissions answers the clock check's question: the latest admission time
+// (the `at` of the latest in_flight record) of a prompt that is open. Only a
+// dangling prompt (latest record in_flight) is ever given a terminal, and its
+// latest in_flight record is its latest record, so the open prompts are all
+// the check can ask about. The reconcile core's ledger view keeps exactly
+// those records (reconcile.Core.OpenAdmissionAt); a map of its own here
+// duplicated them, at a hash and often an allocation per ledger record.
+type admissions interface {
+	OpenAdmissionAt(id string) (float64, bool)
 }
 
 // checkClock refuses now for a terminal of target: outside ±MaxTimeValue,
 // or earlier than target's admission. A terminal earlier than its in_flight
 // record would run the ledger's clock backwards, and the temporal guards of
 // every later decision read that clock.
-func (a admissions) checkClock(now int64, target string) error {
+func checkClock(a admissions, now int64, target string) error {
 	if now < -MaxTimeValue || now > MaxTimeValue {
 		return fmt.Errorf("tailproof: %w: %d ms is outside the JavaScript Date range (±%d): nothing appended", ErrInvalidClock, now, int64(MaxTimeValue))
 	}
-	if at, ok := a[target]; ok && float64(now) < at {
+	if at, ok := a.OpenAdmissionAt(target); ok && float64(now) < at {
 		return fmt.Errorf("tailproof: %w: %d is before prompt %s's own admission at %.0f, and a terminal cannot precede its prompt: nothing appended", ErrInvalidClock, now, target, at)
 	}
 	return nil

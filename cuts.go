@@ -27,10 +27,9 @@ import (
 // rebuild (see reconcile.Cuts); that cut must be decided by Reconcile on
 // its bytes.
 type Cuts struct {
-	cuts     *reconcile.Cuts
-	opts     Options
-	rules    Rules
-	admitted admissions
+	cuts  *reconcile.Cuts
+	opts  Options
+	rules Rules
 }
 
 // ErrCutsNeedDryRun is NewCuts' refusal of options that would append.
@@ -43,14 +42,13 @@ func NewCuts(opts Options) (*Cuts, error) {
 		return nil, ErrCutsNeedDryRun
 	}
 	rules := opts.rules()
-	return &Cuts{cuts: reconcile.NewCuts(reconcile.Input{Rules: rules, NoTrace: opts.NoTrace}), opts: opts, rules: rules, admitted: admissions{}}, nil
+	return &Cuts{cuts: reconcile.NewCuts(reconcile.Input{Rules: rules, NoTrace: opts.NoTrace}), opts: opts, rules: rules}, nil
 }
 
 // AddLedger folds the next ledger record; size is its line's length with
 // its newline.
 func (c *Cuts) AddLedger(rec ledger.Record, size int) {
 	c.cuts.AddLedger(rec, size)
-	c.admitted.add(rec)
 }
 
 // AddChainEvent folds the next transcript record.
@@ -104,7 +102,7 @@ func (c *Cuts) Decide(ctx context.Context, chain *qwen.Chain, now int64) (res Re
 	res.Trace = append(res.Trace, rd.Trace...)
 	opts := c.opts
 	opts.Now = func() int64 { return now }
-	err = appendTerminals(ctx, nil, "", opts, c.admitted, res.Decisions)
+	err = appendTerminals(ctx, nil, "", opts, core, res.Decisions)
 	for _, d := range res.Decisions {
 		res.Trace = append(res.Trace, d.Trace...)
 	}

@@ -173,16 +173,15 @@ func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts
 	} else if opts.LedgerReport != nil {
 		feed = reportingFeed(opts.LedgerReport)
 	}
-	admitted := admissions{}
-	if err := feed(ctx, store, sessionID, core, admitted.add); err != nil {
+	if err := feed(ctx, store, sessionID, core, nil); err != nil {
 		return res, fmt.Errorf("tailproof: %w", err)
 	}
 	if !core.LedgerExact() {
-		core, admitted = reconcile.New(in), admissions{}
+		core = reconcile.New(in)
 		if opts.Memo == nil {
 			feed = feedLedger // reported once already
 		}
-		if err := feed(ctx, store, sessionID, core, admitted.add); err != nil {
+		if err := feed(ctx, store, sessionID, core, nil); err != nil {
 			return res, fmt.Errorf("tailproof: %w", err)
 		}
 	}
@@ -196,7 +195,7 @@ func Reconcile(ctx context.Context, store adapters.Store, sessionID string, opts
 	}
 	res.Decisions = rd.Decisions
 	res.Trace = append(res.Trace, rd.Trace...)
-	err := appendTerminals(ctx, store, sessionID, opts, admitted, res.Decisions)
+	err := appendTerminals(ctx, store, sessionID, opts, core, res.Decisions)
 	for _, d := range res.Decisions {
 		res.Trace = append(res.Trace, d.Trace...)
 	}
@@ -371,7 +370,7 @@ func appendTerminals(ctx context.Context, store adapters.LedgerStore, sid string
 		if !stamped {
 			now, stamped = opts.Now(), true
 		}
-		if err := admitted.checkClock(now, ds[i].Target); err != nil {
+		if err := checkClock(admitted, now, ds[i].Target); err != nil {
 			for j := range ds {
 				ds[j].Appended, ds[j].Line = nil, nil
 			}

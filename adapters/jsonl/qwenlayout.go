@@ -203,6 +203,44 @@ const maxSessionIDBytes = 255 - len(lockExt)
 // and ids too long for a file name. The error wraps
 // adapters.ErrInvalidSessionID.
 func CheckSessionID(id string) error {
+	if plainSessionID(id) {
+		return nil
+	}
+	return checkSessionID(id)
+}
+
+// plainSessionID reports, in one pass over the bytes, that id is printable
+// ASCII without a separator, neither "." nor "..", not too long and without
+// the ".ledger" suffix in any case — an id checkSessionID accepts. Every
+// UUID is; the simulator checks one at every store operation, where
+// strings.ToLower, utf8.ValidString and the rune loop were ~1,200
+// instructions an id. Any other id (one byte ≥ 0x80 is enough) is left to
+// checkSessionID, which decides it and words its error; TestPlainSessionID
+// holds the two to the same answers.
+func plainSessionID(id string) bool {
+	if len(id) == 0 || len(id) > maxSessionIDBytes || id == "." || id == ".." {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c < 0x20 || c >= 0x7f || c == '/' || c == '\\' {
+			return false
+		}
+	}
+	const suffix = ".ledger"
+	if len(id) >= len(suffix) {
+		tail := id[len(id)-len(suffix):]
+		for i := 0; i < len(suffix); i++ {
+			if c := tail[i]; c != suffix[i] && c+('a'-'A') != suffix[i] {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// checkSessionID is CheckSessionID for any id.
+func checkSessionID(id string) error {
 	bad := func(why string) error {
 		return fmt.Errorf("jsonl: session id %q %s: %w", id, why, adapters.ErrInvalidSessionID)
 	}

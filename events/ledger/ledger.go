@@ -164,6 +164,15 @@ var (
 // validates it; of duplicate keys the last wins. The strings a Record keeps
 // share one allocation.
 func Decode(line []byte) (Record, error) {
+	if r, ok := decodeCanonical(line); ok {
+		return r, nil
+	}
+	return decodeGeneral(line)
+}
+
+// decodeGeneral is Decode of any line: scanObject's validation, then the
+// acceptance rules.
+func decodeGeneral(line []byte) (Record, error) {
 	var f fields
 	if err := scanObject(line, &f); err != nil {
 		return Record{}, err

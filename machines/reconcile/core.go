@@ -212,6 +212,13 @@ func (c *Core) newCandidate(id string) *candidate {
 // Dangling returns the ledger's dangling prompts, in admission order.
 func (c *Core) Dangling() []string { return c.dangling }
 
+// OpenAdmissionAt is the `at` of id's last in_flight record while id is
+// open (its latest record is in_flight), from the ledger folded so far.
+func (c *Core) OpenAdmissionAt(id string) (float64, bool) {
+	r, ok := c.view.OpenAdmission(id)
+	return r.AtFloat(), ok
+}
+
 // NeedsTranscript reports whether the decision needs the transcript: some
 // prompt dangles whose selection and attribution the ledger alone does not
 // already refuse (with several dangling prompts under TailOwner, the

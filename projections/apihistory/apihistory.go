@@ -110,20 +110,20 @@ func New(opts Options) *Fold {
 	if k <= 0 {
 		k = DefaultKeep
 	}
-	f := &Fold{
-		opts:      opts,
-		keep:      k,
-		ids:       map[idKey]idCount{},
-		idsShown:  map[idKey]idCount{},
-		completed: map[string]int{},
-		tags:      map[idKey]int32{},
-		prompts:   map[idKey]promptHint{},
-		daemons:   map[idKey]int32{},
-		outcomes:  map[idKey]resultHint{},
-	}
+	f := &Fold{opts: opts, keep: k}
+	// Fingerprint mode never writes the exact counts' maps (it reads them
+	// only through fp), and completed is made at its first id: seven empty
+	// maps were most of a short session's fold allocations.
 	if opts.Fingerprints && !opts.StripThoughts {
 		f.fp = newFPCounts(nil, 0)
+		return f
 	}
+	f.ids = map[idKey]idCount{}
+	f.idsShown = map[idKey]idCount{}
+	f.tags = map[idKey]int32{}
+	f.prompts = map[idKey]promptHint{}
+	f.daemons = map[idKey]int32{}
+	f.outcomes = map[idKey]resultHint{}
 	return f
 }
 
@@ -278,10 +278,18 @@ func (f *Fold) goalTurnEnd(rec *qwen.Record) {
 	}
 	if found && f.unique(id) {
 		if _, ok := f.completed[id]; !ok {
-			f.seq++
-			f.completed[strings.Clone(id)] = f.seq
+			f.complete(id)
 		}
 	}
+}
+
+// complete records id as a completed tool call, in completion order.
+func (f *Fold) complete(id string) {
+	if f.completed == nil {
+		f.completed = map[string]int{}
+	}
+	f.seq++
+	f.completed[strings.Clone(id)] = f.seq
 }
 
 // compress replaces the history with the compression's compressedHistory.
@@ -309,8 +317,7 @@ func (f *Fold) compress(rec *qwen.Record, ev events.Event) {
 	}
 	for _, id := range rec.Compression.CompletedToolCallIDs {
 		if _, dup := f.completed[id]; !dup && f.unique(id) {
-			f.seq++
-			f.completed[strings.Clone(id)] = f.seq
+			f.complete(id)
 		}
 	}
 	f.lastMaterial = nil

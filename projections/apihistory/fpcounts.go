@@ -78,8 +78,12 @@ var (
 const defaultRecent = 4096
 
 // firstRing is the ring's first size: most sessions are far shorter than
-// limit ids, and the simulator starts a fold per scenario.
-const firstRing = 64
+// limit ids, and the simulator starts a fold per scenario. Of seed 1's
+// fingerprint folds (`simulate --seed 1 --runs 2000`) none held more than 15
+// ids and most at most 4: a first ring of 64 entries (and its 128-word
+// table) was a tenth of the simulator's allocated bytes; a long session
+// pays three more doublings on its way to limit+4.
+const firstRing = 8
 
 var fpSeed = maphash.MakeSeed()
 

@@ -113,8 +113,16 @@ func (v *View) Seal() {
 	}
 }
 
+// firstPrompts is the first capacity of a view's per-prompt slices: most
+// ledgers the simulator folds name a handful of prompts, and growing from
+// nil cost an allocation at each of the first three.
+const firstPrompts = 4
+
 // intern gives a new prompt its order and its fact.
 func (v *View) intern(id string) int {
+	if v.facts == nil {
+		v.facts = make([]fact, 0, firstPrompts)
+	}
 	if v.c == nil {
 		order := v.index.add(id)
 		v.facts = append(v.facts, fact{})
@@ -124,6 +132,9 @@ func (v *View) intern(id string) int {
 	order := v.frontier + len(v.facts)
 	id = strings.Clone(id)
 	c.live[id] = order
+	if c.winIDs == nil {
+		c.winIDs = make([]string, 0, firstPrompts)
+	}
 	c.winIDs = append(c.winIDs, id)
 	v.facts = append(v.facts, fact{})
 	for len(v.facts) > c.window {

@@ -32,6 +32,7 @@ type fact struct {
 	latestAt  float64 // the latest record's `at` (completed predecessor)
 	admitAt   float64 // the last in_flight's `at` (valid when admitted)
 	flags     uint8
+	open      int32 // 1 + the prompt's index in View.open while it is open, else 0
 }
 
 const (
@@ -44,6 +45,7 @@ const (
 // open is a prompt whose latest record is in_flight: its last admission
 // record, kept whole because the guards read it.
 type open struct {
+	id        string
 	order     int
 	lastAdmit int // record index of the admission
 	admission ledger.Record
@@ -68,7 +70,10 @@ type View struct {
 	facts    []fact // by order, from frontier on (frontier is 0 unless compact)
 	frontier int
 	c        *compact // nil: every prompt kept exactly (compact.go)
-	open     map[string]*open
+	// open holds the open prompts in no particular order, each found
+	// through its fact (fact.open): a map by id cost an allocation for the
+	// map and one per admission, and a hash of the id per record.
+	open     []open
 	count    int
 	recent   []ledger.Record // ring of the last RecentTerminalsLimit terminals
 	next     int
@@ -81,7 +86,7 @@ type View struct {
 }
 
 // New returns an empty view.
-func New() *View { return &View{index: newIDs(), open: map[string]*open{}} }
+func New() *View { return &View{index: newIDs()} }
 
 // Add folds one record.
 func (v *View) Add(r ledger.Record) {
@@ -104,15 +109,15 @@ func (v *View) Add(r ledger.Record) {
 	if r.InFlight {
 		p.flags |= admitted | latestInFlight
 		p.admitAt = r.AtFloat()
-		o := v.open[r.PromptID]
-		if o == nil {
-			o = &open{order: order}
-			v.open[v.keptID(order, r.PromptID)] = o
+		if p.open == 0 {
+			v.open = append(v.open, open{id: v.keptID(order, r.PromptID), order: order})
+			p.open = int32(len(v.open))
 		}
+		o := &v.open[p.open-1]
 		o.lastAdmit, o.admission = idx, r
 		return
 	}
-	delete(v.open, r.PromptID)
+	v.unopen(p)
 	if r.Terminal == ledger.Completed {
 		p.flags |= latestCompleted
 	}
@@ -132,6 +137,22 @@ func (v *View) Add(r ledger.Record) {
 	}
 	v.next = (v.next + 1) % RecentTerminalsLimit
 	v.closed(r.PromptID, order)
+}
+
+// unopen removes the prompt of fact p from the open ones: the last open
+// prompt takes its place.
+func (v *View) unopen(p *fact) {
+	if p.open == 0 {
+		return
+	}
+	i, last := int(p.open-1), len(v.open)-1
+	if i != last {
+		v.open[i] = v.open[last]
+		v.factOf(v.open[i].order).open = int32(i + 1)
+	}
+	v.open[last] = open{}
+	v.open = v.open[:last]
+	p.open = 0
 }
 
 // keptID is a copy of id, prompt order's, that the view may keep: the
@@ -173,11 +194,11 @@ func (v *View) Dangling() []string {
 	if len(v.open) == 0 {
 		return nil
 	}
-	out := make([]string, 0, len(v.open))
-	for id := range v.open {
-		out = append(out, id)
+	byOrder := slices.SortedFunc(slices.Values(v.open), func(a, b open) int { return a.order - b.order })
+	out := make([]string, len(byOrder))
+	for i, o := range byOrder {
+		out[i] = o.id
 	}
-	slices.SortFunc(out, func(a, b string) int { return v.open[a].order - v.open[b].order })
 	return out
 }
 
@@ -265,12 +286,30 @@ func (v *View) RecentTerminals() []ledger.Record {
 	return append(out, v.recent[:v.next]...)
 }
 
+// OpenAdmission is id's last in_flight record while id is open (its latest
+// record is in_flight), whatever terminals came before it.
+func (v *View) OpenAdmission(id string) (ledger.Record, bool) {
+	order, ok, _ := v.find(id)
+	if !ok {
+		return ledger.Record{}, false
+	}
+	p := v.factOf(order)
+	if p.open == 0 {
+		return ledger.Record{}, false
+	}
+	return v.open[p.open-1].admission, true
+}
+
 // UnsettledAdmission is id's last in_flight record, when id has no terminal
 // anywhere in the ledger.
 func (v *View) UnsettledAdmission(id string) (ledger.Record, bool) {
-	o := v.open[id]
-	if o == nil || v.factOf(o.order).flags&hasTerminal != 0 {
+	order, ok, _ := v.find(id)
+	if !ok {
 		return ledger.Record{}, false
 	}
-	return o.admission, true
+	p := v.factOf(order)
+	if p.open == 0 || p.flags&hasTerminal != 0 {
+		return ledger.Record{}, false
+	}
+	return v.open[p.open-1].admission, true
 }
