@@ -276,6 +276,7 @@ func (d *decoder) top(key []byte, v int) (int, error) {
 // and hookAdditionalContext); a value that is not an array is skipped and
 // leaves has false.
 func (d *decoder) count(n *int, has *bool, b []byte, v int) (int, error) {
+	*n, *has = 0, false // a repeated key: the last value counts, as in JSON.parse
 	if b[v] != '[' {
 		return d.longs.Skip(b, v, 1, maxDepth)
 	}
