@@ -181,17 +181,16 @@ func assistantActs(dst []turn.Act, base turn.Act, r *Record) []turn.Act {
 }
 
 // stopOf reads the message's stop reason. Claude Code writes one line per
-// content block; a line written before the message finished has stop_reason
-// null, which Claude Code itself reads as an incomplete message (the 2.1.328
-// bundle tests `message.stop_reason===null`). But released writers also
-// write null on every line of a finished message: public Claude Code 2.1.39
-// transcripts (marot/spotter test/fixtures/transcripts) carry
-// stop_reason null on all 254-408 assistant lines of each file, final
-// answers included. So a null (or absent) stop reason does not say the
-// message was still streaming: it is a complete message whose intent the
-// record does not state (StopUnclear), which never proves interrupted — an
-// interrupt is still told by Claude Code's sentinel record (ADR 0018
-// amendment, 2026-12-02).
+// content block. A null (or absent) stop reason does not say the message
+// was still streaming: 2.0.76 to 2.1.39 write null on every line, final
+// answers included (public transcripts of marot/spotter, fasthooks); 2.1.92
+// and 2.1.328 set the reason on the message object at message_delta, and a
+// line carries it only when the writer's queue drained after that (every
+// 100 ms in 2.1.92), so a finished message's last line can be null too. It
+// is a complete message whose intent the record does not state
+// (StopUnclear), which never proves interrupted; an interrupt is told by
+// Claude Code's sentinel record, a finished turn by its Stop hooks' summary
+// (ADR 0018 amendments, 2026-12-02).
 func stopOf(r *Record) turn.Stop {
 	if !r.HasStopReason {
 		return turn.StopUnclear
