@@ -128,7 +128,10 @@ func build(h string, p profile, r *rand.Rand, restart func(*session)) *session {
 		} else {
 			lw.parent = lastUUID(s.base)
 			if p.upgrade {
-				lw.p.nullStops = false
+				// 2.1.328 takes over: it seals a torn tail before its
+				// first append (its batches stay unsynced in the model:
+				// the first life's crashes are computed the same way).
+				lw.p.nullStops, s.seals = false, true
 			}
 		}
 		for n := k + 1 + r.IntN(4); k < n; k++ {
