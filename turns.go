@@ -326,6 +326,7 @@ func ReplayTurns(ctx context.Context, open OpenSession, h turn.Harness, writerSt
 	}
 	defer rc.Close()
 	dec := turnverdict.NewDecider(turnverdict.Options{WriterStopped: writerStopped})
+	m := turn.MapperFor(h)
 	for ev, err := range events.Decode(rc, h.Codec, h.Options) {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("tailproof: replay %s session: %w", h.Name, err)
@@ -340,7 +341,7 @@ func ReplayTurns(ctx context.Context, open OpenSession, h turn.Harness, writerSt
 			st.Acts = []turn.Act{{Kind: turn.KindDamage, Pos: de.Pos, Damage: de, Torn: turn.Unterminated(de)}}
 		} else {
 			st.Pos, st.Record = ev.Pos, ev.Body
-			st.Acts = h.Mapper.Map(nil, ev)
+			st.Acts = m.Map(nil, ev)
 		}
 		for _, a := range st.Acts {
 			if d, ok := dec.Add(a); ok {

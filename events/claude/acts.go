@@ -13,7 +13,10 @@ func Harness() turn.Harness {
 }
 
 // Mapper maps transcript records onto the vocabulary (ADR 0018 has the
-// table).
+// table). It is a turn.FileMapper: one record, a system/stop_hook_summary,
+// says the turn ended only in the light of the records before it, which
+// the mapper ForFile returns keeps track of. Mapper's own Map reads every
+// record alone and takes a summary for a note.
 type Mapper struct{}
 
 // interruptPrefix opens the interrupt sentinels Claude Code writes as user
@@ -22,7 +25,66 @@ type Mapper struct{}
 const interruptPrefix = "[Request interrupted by user"
 
 // Map implements turn.Mapper.
-func (Mapper) Map(dst []turn.Act, ev events.Event) []turn.Act {
+func (Mapper) Map(dst []turn.Act, ev events.Event) []turn.Act { return mapRecord(dst, ev, false) }
+
+// ForFile implements turn.FileMapper.
+func (Mapper) ForFile() turn.Mapper { return &fileMapper{} }
+
+// fileMapper reads one file's records in order. quiet says the main
+// chain's last model response ended in output (no tool_use after it, a
+// stop reason of end_turn or none stated) and nothing has come since but
+// Stop-hook bookkeeping: hook progress, a hook's success or stop
+// attachment, file snapshots. Sidechain records leave it as it is.
+//
+// Why that decides what a stop_hook_summary means (ADR 0018 amendment
+// 2026-12-02 afternoon, from the 2.1.39, 2.1.92 and 2.1.328 bundles): the
+// query loop runs the Stop hooks only after a response that streamed to its
+// end without an abort and asked for no tool, and writes the summary only
+// once every hook has run with no abort seen (an Esc during the hooks
+// writes the interrupt sentinel and no summary). After the summary the loop
+// returns — unless a hook blocked or added context, or a reminder was
+// queued before the hooks: then the model runs again, and each of those
+// left its record (a meta user record, a hook_additional_context
+// attachment, a hookErrors entry) before or in the summary. A summary with
+// no hook errors and no added context, after a quiet tail, is the turn's
+// completion; any other is a note.
+type fileMapper struct{ quiet bool }
+
+func (m *fileMapper) Map(dst []turn.Act, ev events.Event) []turn.Act {
+	n := len(dst)
+	dst = mapRecord(dst, ev, m.quiet)
+	r, ok := ev.Body.(*Record)
+	if !ok || r.IsSidechain {
+		return dst
+	}
+	switch r.Type {
+	case TypeAssistant:
+		m.quiet = false
+		if k := len(dst); k > n && !r.IsAPIErrorMessage {
+			last := dst[k-1]
+			m.quiet = last.Kind == turn.KindOutput && (last.Stop == turn.StopFinal || last.Stop == turn.StopUnclear)
+		}
+	case TypeProgress, TypeFileHistorySnapshot:
+	case TypeAttachment:
+		switch r.AttachmentType {
+		case "hook_success", "hook_stopped_continuation":
+		default:
+			m.quiet = false
+		}
+	default:
+		m.quiet = false
+	}
+	return dst
+}
+
+// endsTurn reports whether a stop_hook_summary, after a quiet tail, is the
+// end of the turn: no hook reported an error or a block (every blocking
+// error is a hookErrors entry) and none added context for the model.
+func endsTurn(r *Record) bool {
+	return r.HasHookErrors && r.HookErrors == 0 && r.HookContexts == 0
+}
+
+func mapRecord(dst []turn.Act, ev events.Event, quiet bool) []turn.Act {
 	r, ok := ev.Body.(*Record)
 	if !ok {
 		return dst
@@ -38,14 +100,21 @@ func (Mapper) Map(dst []turn.Act, ev events.Event) []turn.Act {
 		a := base
 		switch r.Subtype {
 		case "turn_duration":
-			// Written at a turn's end, and after a user interrupt too: it
-			// says the turn ended, not how.
+			// Written when a turn ended: it says so, not how (the guards
+			// decide how from the turn's other records).
 			a.Kind, a.End = turn.KindTurnEnd, turn.EndUnstated
 		case "api_error":
 			a.Kind, a.Retry, a.Reason = turn.KindError, true, "api_error"
 		case "compact_boundary":
 			a.Kind = turn.KindCompaction
 		case "stop_hook_summary":
+			if quiet && endsTurn(r) {
+				a.Kind, a.End, a.Reason = turn.KindTurnEnd, turn.EndCompleted, "the Stop hooks ran after the model's last response"
+				if r.PreventedContinuation {
+					a.Reason += "; a stop hook prevented continuation"
+				}
+				break
+			}
 			a.Kind = turn.KindNote
 			if r.PreventedContinuation {
 				a.Reason = "a stop hook prevented continuation"
@@ -112,17 +181,16 @@ func assistantActs(dst []turn.Act, base turn.Act, r *Record) []turn.Act {
 }
 
 // stopOf reads the message's stop reason. Claude Code writes one line per
-// content block; a line written before the message finished has stop_reason
-// null, which Claude Code itself reads as an incomplete message (the 2.1.328
-// bundle tests `message.stop_reason===null`). But released writers also
-// write null on every line of a finished message: public Claude Code 2.1.39
-// transcripts (marot/spotter test/fixtures/transcripts) carry
-// stop_reason null on all 254-408 assistant lines of each file, final
-// answers included. So a null (or absent) stop reason does not say the
-// message was still streaming: it is a complete message whose intent the
-// record does not state (StopUnclear), which never proves interrupted — an
-// interrupt is still told by Claude Code's sentinel record (ADR 0018
-// amendment, 2026-12-02).
+// content block. A null (or absent) stop reason does not say the message
+// was still streaming: 2.0.76 to 2.1.39 write null on every line, final
+// answers included (public transcripts of marot/spotter, fasthooks); 2.1.92
+// and 2.1.328 set the reason on the message object at message_delta, and a
+// line carries it only when the writer's queue drained after that (every
+// 100 ms in 2.1.92), so a finished message's last line can be null too. It
+// is a complete message whose intent the record does not state
+// (StopUnclear), which never proves interrupted; an interrupt is told by
+// Claude Code's sentinel record, a finished turn by its Stop hooks' summary
+// (ADR 0018 amendments, 2026-12-02).
 func stopOf(r *Record) turn.Stop {
 	if !r.HasStopReason {
 		return turn.StopUnclear

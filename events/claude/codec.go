@@ -239,6 +239,11 @@ func (d *decoder) top(key []byte, v int) (int, error) {
 		return flag(&rec.InterruptedByShutdown, b, v)
 	case "preventedContinuation":
 		return flag(&rec.PreventedContinuation, b, v)
+	case "hookErrors":
+		return d.count(&rec.HookErrors, &rec.HasHookErrors, b, v)
+	case "hookAdditionalContext":
+		var has bool
+		return d.count(&rec.HookContexts, &has, b, v)
 	case "origin":
 		if b[v] != '{' {
 			return d.longs.Skip(b, v, 1, maxDepth)
@@ -265,6 +270,21 @@ func (d *decoder) top(key []byte, v int) (int, error) {
 	}
 	_, end, err := d.strs.Add(dst, b, v, 1, maxDepth)
 	return end, err
+}
+
+// count reads a top-level array's length (a stop_hook_summary's hookErrors
+// and hookAdditionalContext); a value that is not an array is skipped and
+// leaves has false.
+func (d *decoder) count(n *int, has *bool, b []byte, v int) (int, error) {
+	*n, *has = 0, false // a repeated key: the last value counts, as in JSON.parse
+	if b[v] != '[' {
+		return d.longs.Skip(b, v, 1, maxDepth)
+	}
+	*has = true
+	return objscan.Array(b, v, 2, maxDepth, func(e int) (int, error) {
+		*n++
+		return d.longs.Skip(b, e, 2, maxDepth)
+	})
 }
 
 func flag(dst *bool, b []byte, v int) (int, error) {

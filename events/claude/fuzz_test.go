@@ -20,6 +20,8 @@ func seeds(f *testing.F) {
 		`{"parentUuid":"u1","type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"stop_reason":"tool_use"},"uuid":"a1"}`,
 		`{"parentUuid":"a1","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok","is_error":true}]},"uuid":"r1"}`,
 		`{"parentUuid":"r1","type":"system","subtype":"turn_duration","durationMs":1,"uuid":"d1"}`,
+		`{"parentUuid":"a1","type":"system","subtype":"stop_hook_summary","hookCount":1,"hookErrors":[],"hookAdditionalContext":["x",{}],"preventedContinuation":false,"uuid":"h1"}`,
+		`{"type":"system","subtype":"stop_hook_summary","hookErrors":["e"],"hookErrors":[],"hookAdditionalContext":[1],"hookAdditionalContext":null,"uuid":"h2"}`,
 		`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]},"uuid":"i1"}`,
 		`{"type":"summary","leafUuid":"x"}{"type":"user"}`,
 		"\x00\x00{\"type\":\"user\"}",
@@ -87,5 +89,17 @@ func checkLine(t *testing.T, line []byte) {
 	var uuid string
 	if json.Unmarshal(m["uuid"], &uuid) == nil && r.UUID != uuid {
 		t.Fatalf("%q: uuid %q, encoding/json %q", line, r.UUID, uuid)
+	}
+	// The Stop hooks summary's counts decide whether it ends a turn.
+	var errs, ctx []json.RawMessage
+	if m["hookErrors"] != nil && json.Unmarshal(m["hookErrors"], &errs) == nil && errs != nil {
+		if !r.HasHookErrors || r.HookErrors != len(errs) {
+			t.Fatalf("%q: hookErrors %v %d, encoding/json %d", line, r.HasHookErrors, r.HookErrors, len(errs))
+		}
+	} else if r.HasHookErrors {
+		t.Fatalf("%q: hookErrors read from a value that is not an array", line)
+	}
+	if m["hookAdditionalContext"] != nil && json.Unmarshal(m["hookAdditionalContext"], &ctx) == nil && r.HookContexts != len(ctx) {
+		t.Fatalf("%q: hookAdditionalContext %d, encoding/json %d", line, r.HookContexts, len(ctx))
 	}
 }

@@ -44,10 +44,14 @@ type Record struct {
 	// Interrupt sentinels name the cut message and whether a shutdown cut it.
 	InterruptedMessageID  string
 	InterruptedByShutdown bool
-	// PreventedContinuation is a stop_hook_summary's flag.
-	PreventedContinuation bool
-	Operation             string // queue-operation
-	LeafUUID              string // summary
+	// PreventedContinuation is a stop_hook_summary's flag; HookErrors and
+	// HookContexts count its hookErrors and hookAdditionalContext entries
+	// (HasHookErrors: the record has a hookErrors array).
+	PreventedContinuation    bool
+	HookErrors, HookContexts int
+	HasHookErrors            bool
+	Operation                string // queue-operation
+	LeafUUID                 string // summary
 	// Attachment is an attachment record's attachment: its type, and for a
 	// queued_command the prompt and its origin kind.
 	AttachmentType, AttachmentPrompt, AttachmentOrigin string
@@ -102,6 +106,12 @@ func (r *Record) Describe() string {
 	kv("interrupted", r.InterruptedMessageID)
 	flag("byShutdown", r.InterruptedByShutdown)
 	flag("preventedContinuation", r.PreventedContinuation)
+	if r.HasHookErrors {
+		b.WriteString(" hookErrors=" + strconv.Itoa(r.HookErrors))
+	}
+	if r.HookContexts > 0 {
+		b.WriteString(" hookContext=" + strconv.Itoa(r.HookContexts))
+	}
 	kv("op", r.Operation)
 	kv("leaf", r.LeafUUID)
 	kv("attachment", r.AttachmentType)

@@ -12,9 +12,30 @@ import (
 // acts of ev to dst and returns it; an event may map to none. A mapper keeps
 // no state between events: everything that needs order (which turn is open,
 // which call was answered) is the fold's job, so every harness gets the same
-// rules.
+// rules. The one exception is a FileMapper.
 type Mapper interface {
 	Map(dst []Act, ev events.Event) []Act
+}
+
+// FileMapper is a Mapper that reads one record in the light of the records
+// before it in the same file, when a harness's record means something only
+// in that light (Claude Code's Stop hooks summary says the turn ended only
+// when nothing but hook bookkeeping came after the model's last response).
+// ForFile returns a fresh mapper for one file: Read and every other reader
+// of a whole file call it once per file (MapperFor), so a Harness value
+// stays safe to share. Map on the FileMapper itself must still be right for
+// a record read alone — failing closed where the earlier records decide.
+type FileMapper interface {
+	Mapper
+	ForFile() Mapper
+}
+
+// MapperFor returns the mapper to read one file of h with.
+func MapperFor(h Harness) Mapper {
+	if fm, ok := h.Mapper.(FileMapper); ok {
+		return fm.ForFile()
+	}
+	return h.Mapper
 }
 
 // MapperFunc adapts a function to a Mapper.
@@ -50,6 +71,7 @@ func Unterminated(e *events.Error) bool {
 func Read(r io.Reader, h Harness) iter.Seq2[Act, error] {
 	return func(yield func(Act, error) bool) {
 		var buf []Act
+		m := MapperFor(h)
 		for ev, err := range events.Decode(r, h.Codec, h.Options) {
 			if err != nil {
 				var de *events.Error
@@ -62,7 +84,7 @@ func Read(r io.Reader, h Harness) iter.Seq2[Act, error] {
 				}
 				continue
 			}
-			buf = h.Mapper.Map(buf[:0], ev)
+			buf = m.Map(buf[:0], ev)
 			for _, a := range buf {
 				if !yield(a, nil) {
 					return

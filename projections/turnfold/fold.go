@@ -327,6 +327,13 @@ func (f *Fold) end(a turn.Act) *Turn {
 		t.ForeignEnd = "the turn begun after " + strconv.Quote(a.Since)
 		return nil
 	}
+	if t.HasEnd && t.End != turn.EndUnstated && a.End == turn.EndUnstated {
+		// An unstated end after a stating one (Claude Code's turn_duration
+		// after the Stop hooks' summary) says the turn ended, which the
+		// first already said, and how: it adds nothing but its line.
+		t.Last = a.Pos
+		return nil
+	}
 	if t.HasEnd && !(t.End == turn.EndUnstated && a.End != turn.EndUnstated) {
 		// A stating end after an unstated one (Qwen's branch_checkpoint,
 		// then its turn_result) is the harness saying how; anything else

@@ -48,6 +48,9 @@ var claudeProfiles = []profile{
 	{name: "corrupt", tools: 0.6, corrupt: 0.3},
 	{name: "resumed", tools: 0.6, interrupt: 0.1, resume: true},
 	{name: "old-writer-resumed", tools: 0.6, interrupt: 0.1, resume: true, oldWriter: true},
+	{name: "stop-hooks", tools: 0.6, interrupt: 0.2, noHooks: 0.3, block: 0.3},
+	{name: "2.1.39-null-stops", tools: 0.7, interrupt: 0.2, lostEnd: 0.1, noHooks: 0.3, block: 0.15, nullStops: true},
+	{name: "2.1.39-upgraded-resumed", tools: 0.6, interrupt: 0.1, noHooks: 0.3, resume: true, nullStops: true, upgrade: true},
 }
 
 // Profiles lists the class names of a harness, in table order.
@@ -74,13 +77,14 @@ type writer interface{ turn(k int) }
 // (restart computes what it left on disk and what the restart between the
 // lives did), and a second process appends 1–4 more turns to it.
 func build(h string, p profile, r *rand.Rand, restart func(*session)) *session {
-	s := &session{harness: h, class: p.name, fsyncs: h == Claude && !p.oldWriter, seals: h == Claude && !p.oldWriter}
+	s := &session{harness: h, class: p.name, fsyncs: h == Claude && !p.oldWriter && !p.nullStops, seals: h == Claude && !p.oldWriter && !p.nullStops}
 	var cw *codexWriter
 	var lw *claudeWriter
 	var w writer
 	switch h {
 	case Claude:
 		lw = &claudeWriter{r: r, p: p, s: s}
+		lw.hooked = !p.chance(r, p.noHooks)
 		w = lw
 	default:
 		cw = &codexWriter{r: r, p: p, s: s}
@@ -123,6 +127,12 @@ func build(h string, p profile, r *rand.Rand, restart func(*session)) *session {
 			cw.ordinal = lastOrdinal(s.base) + 1
 		} else {
 			lw.parent = lastUUID(s.base)
+			if p.upgrade {
+				// 2.1.328 takes over: it seals a torn tail before its
+				// first append (its batches stay unsynced in the model:
+				// the first life's crashes are computed the same way).
+				lw.p.nullStops, s.seals = false, true
+			}
 		}
 		for n := k + 1 + r.IntN(4); k < n; k++ {
 			s.turns = append(s.turns, turnTruth{finishAt: -1, abortAt: -1, lastLine: -1, life: 1})

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"math/rand/v2"
+	"strings"
 
 	"github.com/tailproof/tailproof/events/turn"
 )
@@ -12,11 +13,23 @@ import (
 // file it has not written whole it reads the last byte and starts with a
 // newline when the file ends inside a line (the bundle's
 // sealTornTailSync / "its next line starts anew"). Older writers
-// (oldWriter) appended each record as it came, without a seal or an fsync.
-// Records form a uuid/parentUuid chain; one model message is several lines
-// sharing message.id, all but the last with stop_reason null; a subagent
-// writes isSidechain records on a chain of its own; turn_duration ends a
-// turn, after an interrupt too.
+// (oldWriter, and nullStops: 2.1.39) appended each record as it came,
+// without a seal or an fsync. Records form a uuid/parentUuid chain; one
+// model message is several lines sharing message.id, all but the last
+// with stop_reason null, and the last too when the queue was drained
+// before the stream's message_delta set it (a race in 2.1.92 and 2.1.328:
+// the drain serializes the message object that message_delta mutates);
+// 2.1.39 writes null on every line. A subagent writes isSidechain records
+// on a chain of its own.
+//
+// A turn's end, as the 2.1.39 and 2.1.328 bundles write it: with Stop
+// hooks configured (hooked), the hooks' progress and stop_hook_summary
+// after the final response — the turn's work is done there, unless a hook
+// blocked, which writes a meta record with its error and a summary listing
+// it, and the model answers again; then turn_duration (2.1.39: only for a
+// turn of 30 s or more). After an interrupt the sentinel, and turn_duration
+// only from the newer writers' model (2.1.39 writes none once the abort
+// signal fired).
 type claudeWriter struct {
 	r      *rand.Rand
 	p      profile
@@ -25,6 +38,7 @@ type claudeWriter struct {
 	parent string // the main chain's last uuid
 	n      int    // uuid counter
 	msgs   int
+	hooked bool // the session has Stop hooks
 }
 
 const claudeSession = "5e9203a5-ffbc-40b3-a9a4-13bccc5f74c4"
@@ -64,10 +78,25 @@ func (w *claudeWriter) rec(k int, body string, side *string, a action) string {
 }
 
 func (w *claudeWriter) version() string {
-	if w.p.oldWriter {
+	switch {
+	case w.p.nullStops:
+		return "2.1.39"
+	case w.p.oldWriter:
 		return "2.1.120"
 	}
 	return "2.1.328"
+}
+
+// eager: the writer appends each record as it comes.
+func (w *claudeWriter) eager() bool { return w.p.oldWriter || w.p.nullStops }
+
+// stop is the stop_reason a message's last line carries: stated, or null
+// on 2.1.39 and when the drain beat message_delta.
+func (w *claudeWriter) stop(stated string) string {
+	if w.p.nullStops || w.r.IntN(20) == 0 {
+		return "null"
+	}
+	return stated
 }
 
 // flush ends a batch (the old writer writes every record at once).
@@ -106,7 +135,7 @@ func (w *claudeWriter) turn(k int) {
 		w.rec(k, `"type":"user","message":{"role":"user","content":`+quote(text)+`},"promptId":"`+pid+`","origin":{"kind":"human"},"promptSource":"typed"`, nil,
 			action{source: turn.SourceUser, prompt: text})
 	}
-	if p.oldWriter {
+	if w.eager() {
 		w.flush()
 	}
 	steps := 1
@@ -127,7 +156,7 @@ func (w *claudeWriter) turn(k int) {
 			return
 		}
 		if s == steps-1 {
-			w.assistant(k, msg, `{"type":"text","text":"Renamed 2 files."}`, `"end_turn"`)
+			w.assistant(k, msg, `{"type":"text","text":"Renamed 2 files."}`, w.stop(`"end_turn"`))
 			break
 		}
 		if r.IntN(2) == 0 {
@@ -138,8 +167,8 @@ func (w *claudeWriter) turn(k int) {
 		if p.chance(r, p.sidechain) {
 			name = "Task"
 		}
-		w.assistant(k, msg, `{"type":"tool_use","id":"`+tool+`","name":"`+name+`","input":{"command":"ls 日本"}}`, `"tool_use"`)
-		if p.oldWriter {
+		w.assistant(k, msg, `{"type":"tool_use","id":"`+tool+`","name":"`+name+`","input":{"command":"ls 日本"}}`, w.stop(`"tool_use"`))
+		if w.eager() {
 			w.flush()
 		}
 		if name == "Task" {
@@ -157,32 +186,65 @@ func (w *claudeWriter) turn(k int) {
 		w.rec(k, `"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+tool+`","content":"a.go\nb.go 日本語"}]},"promptId":"`+pid+`"`, nil, action{})
 		w.flush()
 	}
-	if p.oldWriter {
+	if w.eager() {
 		w.flush()
 	}
-	w.rec(k, `"type":"system","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[{"command":"wrapup","durationMs":15}],"hookErrors":[],"preventedContinuation":false,"stopReason":"","hasOutput":false,"level":"suggestion"`, nil, action{})
-	tt.lastLine = len(w.s.acts) - 1
-	tt.finishAt = len(w.s.acts)
-	end := `"type":"system","subtype":"turn_duration","durationMs":4000,"messageCount":6,"isMeta":false`
+	end := `"type":"system","subtype":"turn_duration","durationMs":40000,"messageCount":6,"isMeta":false`
+	if !w.hooked {
+		tt.finishAt, tt.lastLine = len(w.s.acts), len(w.s.acts)-1
+		switch {
+		case p.chance(r, p.lostEnd), p.nullStops && r.IntN(2) == 0:
+			// The end record never reached the file (a lost batch, an
+			// appender that died: #80561), or was never written (2.1.39,
+			// a turn under 30 s): the turn is done all the same.
+			w.s.acts = append(w.s.acts, action{turn: k, finish: true})
+		default:
+			tt.lastLine = len(w.s.acts)
+			w.rec(k, end, nil, action{finish: true})
+		}
+		w.flush()
+		return
+	}
+	hook := `"type":"progress","data":{"type":"hook_progress","hookEvent":"Stop","hookName":"Stop","command":"check"},"toolUseID":"hk` + itoa(k) + `"`
+	summary := `"type":"system","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[{"command":"check"}],"hookErrors":[],"preventedContinuation":false,"stopReason":"","hasOutput":false,"level":"suggestion","toolUseID":"hk` + itoa(k) + `"`
+	if p.chance(r, p.block) {
+		// The Stop hook blocks: its error as a meta record and in the
+		// summary, and the model runs again.
+		w.rec(k, hook, nil, action{})
+		text := "Stop hook feedback:\n[check]: 2 tests fail"
+		w.rec(k, `"type":"user","message":{"role":"user","content":`+quote(text)+`},"isMeta":true`, nil,
+			action{source: turn.SourceMeta, prompt: text})
+		w.rec(k, strings.Replace(summary, `"hookErrors":[]`, `"hookErrors":["[check]: 2 tests fail"]`, 1), nil, action{})
+		if w.eager() {
+			w.flush()
+		}
+		w.msgs++
+		w.assistant(k, "msg_"+itoa(w.msgs), `{"type":"text","text":"Fixed both."}`, w.stop(`"end_turn"`))
+	}
+	w.rec(k, hook, nil, action{})
+	tt.finishAt, tt.lastLine = len(w.s.acts), len(w.s.acts)-1
 	if p.chance(r, p.lostEnd) {
-		// The end record never reached the file (a lost batch, an
-		// appender that died: #80561): the turn is done all the same.
 		w.s.acts = append(w.s.acts, action{turn: k, finish: true})
-	} else {
-		tt.lastLine = len(w.s.acts)
-		w.rec(k, end, nil, action{finish: true})
+		w.flush()
+		return
+	}
+	// The summary is the turn's end: the query loop returns after it.
+	tt.lastLine = len(w.s.acts)
+	w.rec(k, summary, nil, action{finish: true})
+	if !p.nullStops || r.IntN(2) == 0 {
+		w.rec(k, end, nil, action{})
 	}
 	w.flush()
 }
 
-// interrupt writes the person's Esc: the sentinel, then turn_duration
-// (which follows an interrupt as it follows a completion).
+// interrupt writes the person's Esc: the sentinel, then (newer writers'
+// model only) turn_duration.
 func (w *claudeWriter) interrupt(k int, pid, sentinel string) {
 	tt := &w.s.turns[k]
 	tt.abortAt = len(w.s.acts)
 	w.rec(k, `"type":"user","message":{"role":"user","content":[{"type":"text","text":"`+sentinel+`"}]},"promptId":"`+pid+`"`, nil, action{abort: true})
 	tt.lastLine = len(w.s.acts) - 1
-	if w.r.IntN(4) != 0 {
+	if !w.p.nullStops && w.r.IntN(4) != 0 {
 		tt.lastLine = len(w.s.acts)
 		w.rec(k, `"type":"system","subtype":"turn_duration","durationMs":2001,"messageCount":4,"isMeta":false`, nil, action{})
 	}

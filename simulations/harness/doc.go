@@ -24,12 +24,19 @@
 // message over several lines sharing message.id (thinking and text with
 // stop_reason null, then tool_use or end_turn), tool results, api_error
 // retries, subagent records on a sidechain of their own, compaction
-// (a compact_boundary root and the summary), the Stop hook summary and
-// turn_duration — which also follows an interrupt sentinel. 2.1.328 queues
-// records and writes them in batches (on a timer, at a tool result, at the
-// turn's end), fsyncs each batch, and seals a torn tail with a newline
-// before appending; the old writer (before 2.1.121) appends each record at
-// once, without either.
+// (a compact_boundary root and the summary), and the turn's end: with Stop
+// hooks, their progress and stop_hook_summary after the final response
+// (the turn is finished there; a blocking hook first writes its error as a
+// meta record and in a summary, and the model answers again), then
+// turn_duration — which in the newer writers' model also follows an
+// interrupt sentinel. 2.1.328 queues records and writes them in batches (on
+// a timer, at a tool result, at the turn's end), fsyncs each batch, and
+// seals a torn tail with a newline before appending; the old writers
+// (before 2.1.121, and 2.1.39) append each record at once, without either.
+// 2.1.39 writes stop_reason null on every line and turn_duration only for
+// turns of 30 s or more; the newer writers state the stop reason on a
+// message's last line, except when the queue drained before message_delta
+// (ADR 0018, amendment 2026-12-02 afternoon).
 //
 // Per class (profile) the writers add interrupts, injected input, end
 // records that never reach the file (a lost batch, #80561), lines damaged

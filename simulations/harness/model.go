@@ -66,7 +66,13 @@ type profile struct {
 	name string
 	// probabilities per turn
 	tools, interrupt, compact, inject, lostEnd, corrupt, notify, sidechain, steer, apiError float64
-	legacy, ordinals, resume, oldWriter                                                     bool
+	// Claude Code: noHooks, a session without Stop hooks; block, a Stop
+	// hook blocking a turn's first answer.
+	noHooks, block                      float64
+	legacy, ordinals, resume, oldWriter bool
+	// nullStops: Claude Code 2.1.39's writer; upgrade: the resumed life is
+	// 2.1.328's.
+	nullStops, upgrade bool
 }
 
 func (p profile) chance(r *rand.Rand, x float64) bool { return x > 0 && r.Float64() < x }
