@@ -1,6 +1,8 @@
 package claude
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -44,6 +46,24 @@ type decoder struct {
 	// longs holds the long strings skipped, for the fused read's check
 	// that a line parsed in the reader's buffer is one line.
 	longs objscan.Longs
+	// seenTop, seenMsg and seenAtt are the keys read so far at the top, in
+	// the message and in the attachment (one bit per key the codec reads);
+	// dup says a key the codec reads came twice in one object. JSON.parse,
+	// Claude Code's reader, keeps the last value of a repeated key, whole,
+	// at every level, so such a line is decoded again from its canonical
+	// form (canonical), not merged.
+	seenTop uint64
+	seenMsg uint16
+	seenAtt uint8
+	dup     bool
+}
+
+// seen records key bit in *mask and notes a repeat.
+func seen[T uint8 | uint16 | uint64](d *decoder, mask *T, bit uint) {
+	if *mask&(1<<bit) != 0 {
+		d.dup = true
+	}
+	*mask |= 1 << bit
 }
 
 // pendingBlock is a Block whose strings are still places in the decoder's
@@ -139,8 +159,8 @@ func (Codec) DecodeFused(dst []events.Event, b []byte, pos events.Position, max 
 		decoders.Put(d)
 	}()
 	n, err := d.parse(b, 0)
-	if err != nil || n >= len(b) || b[n] != '\n' || n > max {
-		return dst, 0, false
+	if err != nil || n >= len(b) || b[n] != '\n' || n > max || d.dup {
+		return dst, 0, false // a repeated key: DecodeLine reads it canonically
 	}
 	d.b = b[:n]
 	if !d.longs.Gaps(d.b, objscan.NoNewline) {
@@ -161,7 +181,38 @@ func (d *decoder) decode(b []byte, i int) (*Record, error) {
 	if j := jsonscan.SkipSpace(b, end); j != len(b) {
 		return nil, fmt.Errorf("byte %d: trailing bytes after the record", j)
 	}
+	if d.dup {
+		c, err := canonical(b[i:end])
+		if err != nil {
+			return nil, err
+		}
+		if _, err := d.parse(c, 0); err != nil {
+			return nil, err
+		}
+	}
 	return d.finish()
+}
+
+// canonical is the object's text as JSON.parse reads it: every repeated
+// key keeps only its last value, whole, at every level (encoding/json's
+// reading into a map does the same), written back without repeats.
+// Numbers keep their text; strings are written back escaped as needed.
+// Only a line whose read keys repeat takes this path: Claude Code never
+// writes one, so its cost does not matter.
+func canonical(obj []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("repeated keys: %w", err)
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("repeated keys: %w", err)
+	}
+	return bytes.TrimRight(out.Bytes(), "\n"), nil
 }
 
 // parse reads the object at b[i] into a new record and returns where it ends.
@@ -182,9 +233,10 @@ func (d *decoder) finish() (*Record, error) {
 	rec := d.rec
 	if d.content >= 0 {
 		// The record's strings are strings now: the deferred content's
-		// go into a second buffer.
+		// go into a second buffer. Text is kept by the role, as when the
+		// role comes first, so that key order never changes a record.
 		d.strs.Reset()
-		_, _ = d.blocks(d.content, rec.Type != TypeAssistant)
+		_, _ = d.blocks(d.content, rec.Role != "assistant")
 		d.strs.Finish()
 		d.flushBlocks()
 	}
@@ -197,70 +249,97 @@ func (d *decoder) top(key []byte, v int) (int, error) {
 	var dst *string
 	switch string(key) {
 	case "type":
+		seen(d, &d.seenTop, 0)
 		ok, end, err := d.strs.AddKnown(&rec.Type, b, v, 1, maxDepth, knownType)
 		d.hasType = ok
 		return end, err
 	case "subtype":
+		seen(d, &d.seenTop, 1)
 		_, end, err := d.strs.AddKnown(&rec.Subtype, b, v, 1, maxDepth, knownSubtype)
 		return end, err
 	case "uuid":
+		seen(d, &d.seenTop, 2)
 		dst = &rec.UUID
 	case "parentUuid":
+		seen(d, &d.seenTop, 3)
 		dst = &rec.ParentUUID
 	case "logicalParentUuid":
+		seen(d, &d.seenTop, 4)
 		dst = &rec.LogicalParentUUID
 	case "sessionId":
+		seen(d, &d.seenTop, 5)
 		dst = &rec.SessionID
 	case "timestamp":
+		seen(d, &d.seenTop, 6)
 		dst = &rec.Timestamp
 	case "cwd":
+		seen(d, &d.seenTop, 7)
 		dst = &rec.Cwd
 	case "version":
+		seen(d, &d.seenTop, 8)
 		dst = &rec.Version
 	case "promptId":
+		seen(d, &d.seenTop, 9)
 		dst = &rec.PromptID
 	case "promptSource":
+		seen(d, &d.seenTop, 10)
 		dst = &rec.PromptSource
 	case "interruptedMessageId":
+		seen(d, &d.seenTop, 11)
 		dst = &rec.InterruptedMessageID
 	case "operation":
+		seen(d, &d.seenTop, 12)
 		dst = &rec.Operation
 	case "leafUuid":
+		seen(d, &d.seenTop, 13)
 		dst = &rec.LeafUUID
 	case "isSidechain":
+		seen(d, &d.seenTop, 14)
 		return flag(&rec.IsSidechain, b, v)
 	case "isMeta":
+		seen(d, &d.seenTop, 15)
 		return flag(&rec.IsMeta, b, v)
 	case "isCompactSummary":
+		seen(d, &d.seenTop, 16)
 		return flag(&rec.IsCompactSummary, b, v)
 	case "isApiErrorMessage":
+		seen(d, &d.seenTop, 17)
 		return flag(&rec.IsAPIErrorMessage, b, v)
 	case "interruptedByShutdown":
+		seen(d, &d.seenTop, 18)
 		return flag(&rec.InterruptedByShutdown, b, v)
 	case "preventedContinuation":
+		seen(d, &d.seenTop, 19)
 		return flag(&rec.PreventedContinuation, b, v)
 	case "hookErrors":
+		seen(d, &d.seenTop, 20)
 		return d.count(&rec.HookErrors, &rec.HasHookErrors, b, v)
 	case "hookAdditionalContext":
+		seen(d, &d.seenTop, 21)
 		var has bool
 		return d.count(&rec.HookContexts, &has, b, v)
 	case "origin":
+		seen(d, &d.seenTop, 22)
 		if b[v] != '{' {
 			return d.longs.Skip(b, v, 1, maxDepth)
 		}
+		var kinds uint8
 		return objscan.Object(b, v, 2, maxDepth, func(key []byte, v int) (int, error) {
 			if string(key) == "kind" {
+				seen(d, &kinds, 0)
 				_, end, err := d.strs.Add(&rec.OriginKind, b, v, 2, maxDepth)
 				return end, err
 			}
 			return d.longs.Skip(b, v, 2, maxDepth)
 		})
 	case "message":
+		seen(d, &d.seenTop, 23)
 		if b[v] != '{' {
 			return d.longs.Skip(b, v, 1, maxDepth)
 		}
 		return objscan.Object(b, v, 2, maxDepth, d.message)
 	case "attachment":
+		seen(d, &d.seenTop, 24)
 		if b[v] != '{' {
 			return d.longs.Skip(b, v, 1, maxDepth)
 		}
@@ -299,19 +378,23 @@ func (d *decoder) attachment(key []byte, v int) (int, error) {
 	b, rec := d.b, d.rec
 	switch string(key) {
 	case "type":
+		seen(d, &d.seenAtt, 0)
 		_, end, err := d.strs.Add(&rec.AttachmentType, b, v, 2, maxDepth)
 		return end, err
 	case "prompt":
+		seen(d, &d.seenAtt, 1)
 		if b[v] == '[' {
 			var parts []byte
 			end, err := objscan.Array(b, v, 3, maxDepth, func(e int) (int, error) {
 				if b[e] != '{' {
 					return d.longs.Skip(b, e, 3, maxDepth)
 				}
+				var texts uint8
 				return objscan.Object(b, e, 4, maxDepth, func(key []byte, v int) (int, error) {
 					if string(key) != "text" {
 						return d.longs.Skip(b, v, 4, maxDepth)
 					}
+					seen(d, &texts, 0)
 					s, _, end, err := objscan.String(b, v, 4, maxDepth)
 					if len(parts) > 0 {
 						parts = append(parts, '\n')
@@ -326,11 +409,14 @@ func (d *decoder) attachment(key []byte, v int) (int, error) {
 		_, end, err := d.strs.Add(&rec.AttachmentPrompt, b, v, 2, maxDepth)
 		return end, err
 	case "origin":
+		seen(d, &d.seenAtt, 2)
 		if b[v] != '{' {
 			return d.longs.Skip(b, v, 2, maxDepth)
 		}
+		var kinds uint8
 		return objscan.Object(b, v, 3, maxDepth, func(key []byte, v int) (int, error) {
 			if string(key) == "kind" {
+				seen(d, &kinds, 0)
 				_, end, err := d.strs.Add(&rec.AttachmentOrigin, b, v, 3, maxDepth)
 				return end, err
 			}
@@ -348,8 +434,10 @@ func (d *decoder) message(key []byte, v int) (int, error) {
 	var dst *string
 	switch string(key) {
 	case "id":
+		seen(d, &d.seenMsg, 0)
 		dst = &rec.MessageID
 	case "role":
+		seen(d, &d.seenMsg, 1)
 		// Read at once, not at Finish: the content's walk depends on it.
 		if k, end, ok := objscan.Known(b, v, knownRole); ok {
 			rec.Role = k
@@ -359,12 +447,15 @@ func (d *decoder) message(key []byte, v int) (int, error) {
 		rec.Role = s
 		return end, err
 	case "model":
+		seen(d, &d.seenMsg, 2)
 		dst = &rec.Model
 	case "stop_reason":
+		seen(d, &d.seenMsg, 3)
 		ok, end, err := d.strs.AddKnown(&rec.StopReason, b, v, 2, maxDepth, knownStop)
 		rec.HasStopReason = ok
 		return end, err
 	case "content":
+		seen(d, &d.seenMsg, 4)
 		switch {
 		case b[v] == '"' && rec.Role != "":
 			rec.ContentIsString = true
@@ -404,10 +495,12 @@ func (d *decoder) blocks(v int, keepText bool) (int, error) {
 			return d.longs.Skip(b, e, 3, maxDepth)
 		}
 		var bl pendingBlock
+		var seenBl uint8
 		end, err := objscan.Object(b, e, 4, maxDepth, func(key []byte, v int) (int, error) {
 			var dst *objscan.Span
 			switch string(key) {
 			case "type":
+				seen(d, &seenBl, 0)
 				if k, end, ok := objscan.Known(b, v, knownBlock); ok {
 					bl.typ, bl.typSpan = k, objscan.Span{}
 					return end, nil
@@ -415,16 +508,21 @@ func (d *decoder) blocks(v int, keepText bool) (int, error) {
 				bl.typ = ""
 				dst = &bl.typSpan
 			case "id":
+				seen(d, &seenBl, 1)
 				dst = &bl.id
 			case "name":
+				seen(d, &seenBl, 2)
 				dst = &bl.name
 			case "tool_use_id":
+				seen(d, &seenBl, 3)
 				dst = &bl.toolUse
 			case "is_error":
+				seen(d, &seenBl, 4)
 				x, _, end, err := objscan.Bool(b, v, 4, maxDepth)
 				bl.isError = x
 				return end, err
 			case "text":
+				seen(d, &seenBl, 5)
 				if keepText {
 					dst = &bl.text
 				}

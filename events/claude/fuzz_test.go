@@ -6,7 +6,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/tailproof/tailproof/events"
 	"github.com/tailproof/tailproof/events/claude"
 	"github.com/tailproof/tailproof/events/turn"
@@ -26,6 +28,7 @@ func seeds(f *testing.F) {
 		`{"type":"summary","leafUuid":"x"}{"type":"user"}`,
 		"\x00\x00{\"type\":\"user\"}",
 		`{"type":"user","message":{"content":"\ud800\u00e9\"\\"}}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","parentUuid":null,"origin":{"kind":"hook"},"origin":{},"message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","id":"t2","name":"Bash"}],"stop_reason":"tool_use"},"message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","stop_reason":null}}`,
 	} {
 		f.Add([]byte(s + "\n" + s))
 	}
@@ -102,4 +105,39 @@ func checkLine(t *testing.T, line []byte) {
 	if m["hookAdditionalContext"] != nil && json.Unmarshal(m["hookAdditionalContext"], &ctx) == nil && r.HookContexts != len(ctx) {
 		t.Fatalf("%q: hookAdditionalContext %d, encoding/json %d", line, r.HookContexts, len(ctx))
 	}
+	// The whole record is what JSON.parse's reading gives: decoded from the
+	// line written back with each repeated key's last value only (and keys
+	// sorted, strings re-escaped), the codec yields the same record. Lines
+	// whose strings are not valid UTF-8 or hold a lone surrogate are left out:
+	// encoding/json replaces those with U+FFFD where the codec keeps them.
+	if !utf8.Valid(line) || bytes.Contains(bytes.ToLower(line), []byte(`\ud`)) {
+		return
+	}
+	canon := canonicalLine(t, line)
+	cevs, err := claude.Codec{}.DecodeLine(nil, events.Line{Bytes: canon, Terminated: true})
+	if err != nil {
+		t.Fatalf("%q: canonical form %q does not decode: %v", line, canon, err)
+	}
+	if diff := cmp.Diff(cevs[0].Body, evs[0].Body); diff != "" {
+		t.Fatalf("%q: record differs from its canonical form %q (-canonical +line):\n%s", line, canon, diff)
+	}
+}
+
+// canonicalLine is line as JSON.parse reads it, written back: every object's
+// repeated keys reduced to the last value, numbers kept as written.
+func canonicalLine(t *testing.T, line []byte) []byte {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%q: encoding/json: %v", line, err)
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
 }
