@@ -240,10 +240,13 @@ func BenchmarkDSHSessionCycle(b *testing.B) {
 // zstdN/par-wall (wall time, at -cpu 2 on an idle machine) are what a user
 // of tailproof dsh recover on two cores sees, against zstd at concurrency 1
 // and at its default on the same cores — best/par-wall is against the
-// faster of the two. One command prints them all (ADR 0037, amended by
-// dshzstd):
+// faster of the two. Run one processor count per command: with b.Loop and
+// -benchtime Nx the first value of a -cpu list runs at the GOMAXPROCS the
+// previous benchmark left (golang/go#49980), so the -cpu 1 column of
+// -cpu 1,2 is at two processors (ADR 0037, amended 2026-12-02 afternoon):
 //
-//	go test -run='^$' -bench=ReadVsZstdV0 -benchtime=12x -cpu 1,2 ./adapters/dshlog
+//	go test -run='^$' -bench=ReadVsZstdV0 -benchtime=12x -cpu 2 ./adapters/dshlog
+//	GOMAXPROCS=1 go test -run='^$' -bench=ReadVsZstdV0 -benchtime=12x -cpu 1 ./adapters/dshlog
 func BenchmarkReadVsZstdV0(b *testing.B) {
 	for _, name := range []string{"chunks", "packed", "tools"} {
 		data, plain := v0test.Log(name, 2000)

@@ -14,8 +14,11 @@
 //     package only performs it: evidence copy, truncate, append one batch
 //     (one checksummed zstd frame, or raw lines), each step fsynced.
 //
-// DetectFormat tells the two apart from the file, so `tailproof dsh recover`
-// takes any of them.
+// DetectFormat (SniffFormat) tells the formats apart by the file's content
+// — the Zstandard magic, the header line's version — and by its name only
+// when the content cannot tell, so every command reads a log as what it is
+// whatever it is named; `tailproof dsh recover` repairs a v0 log only under
+// the published layout's name, the one dsh loads.
 //
 // Where it differs from dsh, on purpose, in both formats: the bytes a repair
 // cuts are first copied to <path>.broken-<size> (temp, fsync, link,

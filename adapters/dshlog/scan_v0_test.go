@@ -7,7 +7,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"reflect"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -31,11 +33,18 @@ type read struct {
 
 var errStop = errors.New("stop")
 
-// limits are parallel bounds: workers, batches in flight, bytes and frames
-// per batch, and 1 when the workers parse ahead. Small ones cross many
-// batch boundaries on small logs.
-var limits = [][5]int{{1, 1, 0, 1, 0}, {2, 1, 0, 1, 1}, {1, 2, 1, 1, 0}, {2, 2, 1, 1, 1}, {2, 3, 300, 2, 0}, {3, 6, 4 << 10, 256, 1},
-	{1, dshlog.BatchesInFlight, dshlog.BatchBytes, 256, 0}, {4, dshlog.BatchesInFlight, dshlog.BatchBytes, 256, 1}}
+// limits are parallel bounds: workers (0: the scanner's goroutine decodes
+// every batch), batches in flight, compressed bytes, plaintext bytes and
+// frames per batch, and 1 when the workers parse ahead. Small ones cross
+// many batch boundaries on small logs.
+var limits = [][6]int{{1, 1, 0, 0, 1, 0}, {2, 1, 0, 0, 1, 1}, {1, 2, 1, 1, 1, 0}, {2, 2, 1, 1, 1, 1}, {2, 3, 300, 1 << 20, 2, 0}, {3, 6, 4 << 10, 1 << 20, 256, 1},
+	{0, 1, 0, 0, 1, 0}, {0, 3, 1 << 20, 500, 256, 1}, {1, 2, 1 << 20, 2000, 256, 0},
+	{1, dshlog.BatchesInFlight, dshlog.Batch.Compressed, dshlog.Batch.Plain, dshlog.Batch.Frames, 0}, {4, dshlog.BatchesInFlight, dshlog.Batch.Compressed, dshlog.Batch.Plain, dshlog.Batch.Frames, 1}}
+
+// batchOf is the batch bounds of lim.
+func batchOf(lim [6]int) v0.BatchLimits {
+	return v0.BatchLimits{Compressed: lim[2], Plain: lim[3], Frames: lim[4]}
+}
 
 // collect is a visit keeping a copy of each record in out, stopping with
 // errStop after stopAt records when stopAt >= 0.
@@ -51,7 +60,7 @@ func (out *read) collect(stopAt int) func(*v0.Record) error {
 
 // readV0 reads data inline (lim nil) or in parallel, stopping the visit
 // with errStop after stopAt records when stopAt >= 0.
-func readV0(data []byte, lim *[5]int, stopAt int) read {
+func readV0(data []byte, lim *[6]int, stopAt int) read {
 	var out read
 	visit := out.collect(stopAt)
 	var err error
@@ -60,7 +69,7 @@ func readV0(data []byte, lim *[5]int, stopAt int) read {
 		// compared with Scan's too.
 		out.res, err = v0.Scan(bytes.NewReader(data), v0.Zstd, v0.Options{}, func(r v0.Record) error { return visit(&r) })
 	} else {
-		out.res, err = dshlog.ScanV0Parallel(bytes.NewReader(data), v0.Options{}, visit, lim[0], lim[1], lim[2], lim[3], lim[4] == 1)
+		out.res, err = dshlog.ScanV0Parallel(bytes.NewReader(data), v0.Options{}, visit, lim[0], lim[1], batchOf(*lim), lim[5] == 1)
 	}
 	if err != nil {
 		out.err = err.Error()
@@ -76,20 +85,20 @@ var allFields = cmp.Exporter(func(reflect.Type) bool { return true })
 // applied as the scanner does (ZstdScanner.Apply). One decoder decodes
 // every batch: a batch's result does not depend on which decoder had which
 // batches before (the property that lets any worker take any batch).
-func readSteps(data []byte, lim [5]int, stopAt int) read {
+func readSteps(data []byte, lim [6]int, stopAt int) read {
 	var out read
 	visit := out.collect(stopAt)
 	fr := v0.NewFrameReader(bytes.NewReader(data), 0)
 	d := v0.NewFrameDecoder(0)
 	defer d.Close()
 	var p *v0.Parser
-	if lim[4] == 1 {
+	if lim[5] == 1 {
 		p = new(v0.Parser)
 	}
 	z := v0.NewZstdScanner(v0.Options{}, visit)
 	var b v0.Batch
 	for {
-		b.Read(fr, lim[2], lim[3])
+		b.Read(fr, batchOf(lim))
 		b.Decode(d, p)
 		if done, err := z.Apply(&b); done || err != nil {
 			out.res = z.Result()
@@ -203,15 +212,51 @@ func TestScanV0ParallelLargeFrame(t *testing.T) {
 	sameRead(t, data[:len(data)-7], -1)
 }
 
-// counting counts the bytes read from r.
+// While the worker decodes the batch the scanner needs next, the scanner
+// decodes later batches itself rather than wait: here the worker is held
+// in its first batch until the scanner has decoded two, which a scanner
+// that only waited for the worker's batch never does (the hold then gives
+// up after 10 s and the test fails). The read equals the inline one.
+func TestScanV0ScannerDecodesWhileWorkerBusy(t *testing.T) {
+	data := v0test.Compress(v0test.Frames("tools", 100))
+	want := readV0(data, nil, -1)
+	base := dshlog.ScannerDecodes()
+	first, gaveUp := true, false
+	hold := func() {
+		if !first {
+			return
+		}
+		first = false
+		for wait := 10 * time.Second; dshlog.ScannerDecodes()-base < 2; wait -= time.Millisecond {
+			if wait <= 0 {
+				gaveUp = true
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	var got read
+	res, err := dshlog.ScanV0Held(bytes.NewReader(data), got.collect(-1), hold)
+	got.res = res
+	if err != nil {
+		got.err = err.Error()
+	}
+	if gaveUp {
+		t.Fatalf("the scanner decoded %d batches while the worker held the one it needed", dshlog.ScannerDecodes()-base)
+	}
+	sameAs(t, want, got, "held worker: parallel differs from inline (-inline +parallel)")
+}
+
+// counting counts the bytes read from r (atomically: the splitter reads
+// while the visit looks).
 type counting struct {
 	r io.Reader
-	n int64
+	n atomic.Int64
 }
 
 func (c *counting) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
 
@@ -241,16 +286,16 @@ func TestScanV0ParallelBoundedMemory(t *testing.T) {
 			}
 		}
 	}
-	bound := int64(dshlog.BatchesInFlight*(dshlog.BatchBytes+maxFrame) + 64<<10 + maxFrame)
+	bound := int64(dshlog.BatchesInFlight*(dshlog.Batch.Compressed+maxFrame) + 64<<10 + maxFrame)
 	if int64(len(data)) < 4*bound {
 		t.Fatalf("the log (%d bytes) is too small to show a bound of %d", len(data), bound)
 	}
 	c := &counting{r: bytes.NewReader(data)}
 	var ahead int64
 	_, err := dshlog.ScanV0Parallel(c, v0.Options{}, func(r *v0.Record) error {
-		ahead = max(ahead, c.n-frameEnd[int(r.Seq)])
+		ahead = max(ahead, c.n.Load()-frameEnd[int(r.Seq)])
 		return nil
-	}, 1, dshlog.BatchesInFlight, dshlog.BatchBytes, 256, false)
+	}, 1, dshlog.BatchesInFlight, dshlog.Batch, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +347,7 @@ func FuzzScanV0Parallel(f *testing.F) {
 		}
 		want := readV0(data, nil, stop)
 		for k, lim := range limits {
-			if k%4 == int(mode>>1)%4 { // two of the eight bounds per input
+			if k%4 == int(mode>>1)%4 { // a quarter of the bounds per input
 				sameAs(t, want, readSteps(data, lim, stop), fmt.Sprintf("limits %v, %d bytes, stop at %d: the parallel steps differ from inline (-inline +steps)", lim, len(data), stop))
 			}
 		}

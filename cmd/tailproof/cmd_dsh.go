@@ -84,6 +84,9 @@ func runDSHRecover(_ context.Context, args []string, stdout, stderr io.Writer) i
 		var evidence string
 		format, err := dshlog.DetectFormat(fsys, *file)
 		report.Format = format.String()
+		if err == nil && format != dshlog.FormatV1 {
+			err = checkV0Name(*file, format)
+		}
 		if err == nil && format == dshlog.FormatV1 {
 			var rec dshlog.Recovery
 			if rec, err = dshlog.RecoverV1Count(fsys, *file); err == nil {
@@ -129,4 +132,21 @@ func runDSHRecover(_ context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		return w.Err()
 	})
+}
+
+// checkV0Name refuses to repair a v0 log (by its content) that is not named
+// as the published backend names that encoding: dsh loads a v0 log only
+// from <root>/--<cwd>--/<id>/session.jsonl.zstd or session.jsonl, and reads
+// each name in its own encoding, so a renamed log is one dsh never loads
+// and a repair of it could not be checked against dsh's load. Status and
+// replay read it all the same.
+func checkV0Name(path string, f dshlog.Format) error {
+	want := dshlog.V0RawName
+	if f == dshlog.FormatV0Zstd {
+		want = dshlog.V0ZstdName
+	}
+	if base := filepath.Base(path); base != want {
+		return fmt.Errorf("a dsh %s log by its content, named %s: dsh loads it only as <root>/--<cwd>--/<id>/%s, so recover repairs it only there (status and replay read it as it is)", f, base, want)
+	}
+	return nil
 }

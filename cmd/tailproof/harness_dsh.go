@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/tailproof/tailproof/adapters/dshlog"
 	"github.com/tailproof/tailproof/adapters/vfs"
@@ -26,18 +25,14 @@ import (
 
 func dshHarness() turn.Harness { return dsh.Harness() }
 
-// loadDSHV0 checks a dsh v0 log (zstd or raw, by its name) the way dsh's
+// loadDSHV0 checks a dsh v0 log (zstd or raw, by its content) the way dsh's
 // load reads it (dshlog.ScanV0: frames, rows, the torn tail; pipelined on two processors or more) and keeps only its
 // header and counts: Open then streams the log's logical form — the header
 // line, then one line per preserved event — which v0.Harness decides over,
 // from a second scan of the file. Nothing the size of the log is held
 // (issue #16: status as lean as reconcile; the whole logical log took 447 MiB
 // for a 200 MB log before).
-func (s *harnessSession) loadDSHV0() error {
-	enc := v0.Raw
-	if filepath.Base(s.Path) == dshlog.V0ZstdName {
-		enc = v0.Zstd
-	}
+func (s *harnessSession) loadDSHV0(enc v0.Encoding) error {
 	f, err := vfs.OpenRegular(s.fsys, s.Path, os.O_RDONLY, 0)
 	if err != nil {
 		return cli.WithCode(cli.Input, fmt.Errorf("--file %s: %w", s.Path, err))
@@ -98,16 +93,20 @@ func (s *harnessSession) openDSHV0() (io.ReadCloser, error) {
 	return pr, nil
 }
 
-// isDSHV0 tells a v0 log as dsh recover and replay tell it
-// (dshlog.DetectFormat): by the published layout's fixed file names and,
-// for session.jsonl, its first line (a v1 header there is a v1 log).
-func (s *harnessSession) isDSHV0() bool {
-	base := filepath.Base(s.Path)
-	if base != dshlog.V0ZstdName && base != dshlog.V0RawName {
-		return false
-	}
+// pickDSHFormat reads a dsh log as its content says (dshlog.DetectFormat,
+// the rule dsh recover and replay follow, whatever the file is named): a
+// v0 log is checked now (loadDSHV0); a v1 log keeps the v1 harness.
+func (s *harnessSession) pickDSHFormat() error {
 	f, err := dshlog.DetectFormat(s.fsys, s.Path)
-	return err != nil || f != dshlog.FormatV1 // an unreadable file: v0's reader reports it
+	switch {
+	case err != nil:
+		return cli.WithCode(cli.Input, fmt.Errorf("--file %s: %w", s.Path, err))
+	case f == dshlog.FormatV0Zstd:
+		return s.loadDSHV0(v0.Zstd)
+	case f == dshlog.FormatV0Raw:
+		return s.loadDSHV0(v0.Raw)
+	}
+	return nil
 }
 
 // runDSHRepair is `repair --harness dsh --file PATH [--json]`: the flags

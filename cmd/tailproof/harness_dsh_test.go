@@ -39,7 +39,7 @@ func openV0Session(t *testing.T, path string) (*harnessSession, error) {
 	}
 	t.Cleanup(func() { fsys.Close() })
 	s := &harnessSession{Name: harnessDSH, Path: path, fsys: fsys}
-	return s, s.loadDSHV0()
+	return s, s.pickDSHFormat()
 }
 
 // TestDSHV0SessionStreamsTheLogicalLog: Open's stream of a v0 log is
@@ -163,5 +163,112 @@ func TestDSHSessionJSONLIsToldAlikeByEveryCommand(t *testing.T) {
 	code, out, errb = runCLI(t, "status", "--harness", "dsh", "--file", v1, "--json")
 	if code != 0 || !strings.Contains(out, `"turn"`) {
 		t.Fatalf("status of a v1 log named session.jsonl: exit %d\n%s%s", code, out, errb)
+	}
+}
+
+// Every command tells a dsh log's format from its content
+// (dshlog.SniffFormat), so a log reads the same under any name: a v0 log
+// (compressed or raw) and a v1 log, each at its own name and renamed, give
+// the same status and the same replay (the path aside). dsh recover
+// repairs a v0 log only under the published layout's name for its
+// encoding, since dsh loads it from nowhere else, and says so. Hostile
+// files: a compressed log named session.jsonl, an empty file, a torn
+// header, none of which is guessed.
+func TestDSHFormatFromTheContent(t *testing.T) {
+	dir := t.TempDir()
+	put := func(rel string, data []byte) string {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	frames := v0test.Frames("tools", 3)
+	z := v0test.Compress(frames)
+	z = z[:len(z)-5] // a torn last frame: the last turn is open
+	raw := bytes.Join(frames, nil)
+	raw = raw[:len(raw)-7]
+	v1, err := os.ReadFile("../../examples/dsh/crashed-session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type run struct {
+		code     int
+		out, err string
+	}
+	cmd := func(path string, args ...string) run {
+		var r run
+		r.code, r.out, r.err = runCLI(t, args...)
+		r.out, r.err = strings.ReplaceAll(r.out, path, "LOG"), strings.ReplaceAll(r.err, path, "LOG")
+		return r
+	}
+	reads := func(p string) [2]run {
+		return [2]run{cmd(p, "status", "--harness", "dsh", "--file", p, "--writer-stopped", "--json"), cmd(p, "replay", "--dsh", p, "--json")}
+	}
+	for _, c := range []struct {
+		name, own string
+		data      []byte
+		renamed   []string
+	}{
+		{"v0-zstd", "z/--w--/s1/" + dshlog.V0ZstdName, z, []string{"zx/crash.bin", "zx/s1.jsonl", "zx/--w--/s1/" + dshlog.V0RawName}},
+		{"v0-raw", "r/--w--/s1/" + dshlog.V0RawName, raw, []string{"rx/crash.log", "rx/s1.jsonl", "rx/--w--/s1/" + dshlog.V0ZstdName}},
+		{"v1", "v1/sess-01.jsonl", v1, []string{"v1x/crash.log", "v1x/--w--/s1/" + dshlog.V0RawName, "v1x/--w--/s2/" + dshlog.V0ZstdName}},
+	} {
+		own := put(c.own, c.data)
+		want := reads(own)
+		for _, r := range want {
+			if r.code != 0 || !strings.Contains(r.out, `"turn`) {
+				t.Fatalf("%s at its own name: exit %d\n%s%s", c.name, r.code, r.out, r.err)
+			}
+		}
+		for _, rel := range c.renamed {
+			p := put(rel, c.data)
+			if got := reads(p); got != want {
+				t.Errorf("%s named %s reads otherwise than at %s:\nstatus: %+v\nwant:   %+v\nreplay: %+v\nwant:   %+v", c.name, rel, c.own, got[0], want[0], got[1], want[1])
+			}
+			if c.name == "v1" {
+				continue
+			}
+			code, out, errb := runCLI(t, "dsh", "recover", "--file", p, "--json")
+			if code != cli.Input || !strings.Contains(out, `"format":"`+c.name+`"`) || !strings.Contains(out, "by its content") || !strings.Contains(errb, "recover repairs it only there") {
+				t.Errorf("dsh recover of %s named %s: exit %d\n%s%s", c.name, rel, code, out, errb)
+			}
+			if got, _ := os.ReadFile(p); !bytes.Equal(got, c.data) {
+				t.Errorf("dsh recover of %s named %s changed the file", c.name, rel)
+			}
+		}
+		if c.name != "v1" {
+			code, out, errb := runCLI(t, "dsh", "recover", "--file", own, "--json")
+			if code != 0 || !strings.Contains(out, `"format":"`+c.name+`"`) || !strings.Contains(out, `"turn/end"]`) {
+				t.Errorf("dsh recover of %s at its own name: exit %d\n%s%s", c.name, code, out, errb)
+			}
+		}
+	}
+	// Hostile files: never read as another format than their content's,
+	// and never a guess where neither content nor name tells.
+	for _, c := range []struct {
+		rel                string
+		data               []byte
+		reads, recoverSays string
+	}{
+		{"h/empty.log", nil, "the file is empty", "the file is empty"},
+		{"h/torn.log", []byte(`{"type":"session","version":0,"id":"s1","cre`), "header-less", "by its content"},
+		{"h/garbage.log", []byte("\x00\x01\x02\n"), "not a dsh session header", "not a dsh session header"},
+		{"h2/--w--/s1/" + dshlog.V0RawName, nil, "header-less", "header-less"},
+	} {
+		p := put(c.rel, c.data)
+		for k, args := range [][]string{{"status", "--harness", "dsh", "--file", p}, {"replay", "--dsh", p}, {"dsh", "recover", "--file", p}} {
+			code, out, errb := runCLI(t, args...)
+			says := c.reads
+			if k == 2 {
+				says = c.recoverSays
+			}
+			if code != cli.Input || !strings.Contains(errb, says) {
+				t.Errorf("%s %s: exit %d, want %d saying %q\n%s%s", args[0], c.rel, code, cli.Input, says, out, errb)
+			}
+		}
 	}
 }

@@ -252,8 +252,8 @@ func openHarnessFile(name string, th turn.Harness, file string) (*harnessSession
 		return nil, relabel(err, abs, file)
 	}
 	s := &harnessSession{Name: name, Harness: th, Path: abs, fsys: fsys, unrootedPIDs: unrooted}
-	if name == harnessDSH && s.isDSHV0() {
-		if err := s.loadDSHV0(); err != nil {
+	if name == harnessDSH {
+		if err := s.pickDSHFormat(); err != nil {
 			fsys.Close()
 			return nil, relabel(err, abs, file)
 		}
@@ -376,8 +376,8 @@ func (h *harnessFlags) discover(th turn.Harness) (*harnessSession, error) {
 		return fail(err)
 	}
 	s := &harnessSession{Name: h.name, Harness: th, Path: match[0].Path, Skipped: l.Skipped, fsys: fsys}
-	if h.name == harnessDSH && s.isDSHV0() {
-		if err := s.loadDSHV0(); err != nil {
+	if h.name == harnessDSH {
+		if err := s.pickDSHFormat(); err != nil {
 			return fail(err)
 		}
 	}

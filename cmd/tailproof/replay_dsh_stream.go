@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -50,20 +49,25 @@ var dshMaxLine = 0
 var errStopWalk = errors.New("replay: walk stopped")
 
 // openDSHStream runs the first pass over file (the log named name, which
-// must seek): the format by the name and, for session.jsonl, the header
-// line; every line within the limit; every event decoded. Its errors are
+// must seek): the format by its first bytes (dshlog.SniffFormat); every
+// line within the limit; every event decoded. Its errors are
 // those the whole-file replay (readDSHLog) reports.
 func openDSHStream(name string, file io.ReadSeeker, maxLine int) (*dshStream, error) {
 	s := &dshStream{name: name, file: file, maxLine: maxLine}
-	switch filepath.Base(name) {
-	case dshlog.V0ZstdName:
+	head := make([]byte, dshlog.SniffBytes)
+	n, err := io.ReadFull(file, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, fmt.Errorf("--dsh %s: %w", name, err)
+	}
+	format, err := dshlog.SniffFormat(head[:n], filepath.Base(name))
+	if err != nil {
+		return nil, fmt.Errorf("--dsh %s: %w", name, err)
+	}
+	switch format {
+	case dshlog.FormatV0Zstd:
 		s.v0, s.enc = true, v0.Zstd
-	case dshlog.V0RawName:
-		first, err := firstLine(file, maxLine)
-		if err != nil {
-			return nil, fmt.Errorf("--dsh %s: %w", name, err)
-		}
-		s.v0, s.enc = isDSHV0(name, first), v0.Raw
+	case dshlog.FormatV0Raw:
+		s.v0, s.enc = true, v0.Raw
 	}
 	if err := s.rewind(); err != nil {
 		return nil, err
@@ -79,27 +83,6 @@ func (s *dshStream) rewind() error {
 		return fmt.Errorf("--dsh %s: %w", s.name, err)
 	}
 	return nil
-}
-
-// firstLine is the log's first line (all of it when it has no newline),
-// refused as readLines refuses it when longer than the limit.
-func firstLine(r io.Reader, maxLine int) ([]byte, error) {
-	g := newLineGuard(r, events.StreamSessionLog, maxLine)
-	var out []byte
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := g.Read(buf)
-		out = append(out, buf[:n]...)
-		if i := bytes.IndexByte(out, '\n'); i >= 0 {
-			return out[:i], nil
-		}
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
 }
 
 // countV1 is the first pass over a v1 log, as timeline.DSHEvidence decodes

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -30,46 +31,38 @@ type dshV0 struct {
 	header v0.Header
 }
 
-// isDSHV0 tells a v0 log by its name (the published layout's fixed file
-// names) and, for session.jsonl, its first line as dsh recover and status
-// tell it (dshlog.RawSessionFormat: a header that is neither a v0 one nor
-// names version 1 is a damaged v0 header, reported as such).
-func isDSHV0(path string, data []byte) bool {
-	switch filepath.Base(path) {
-	case dshlog.V0ZstdName:
-		return true
-	case dshlog.V0RawName:
-		line, _, _ := bytes.Cut(data, []byte("\n"))
-		return dshlog.RawSessionFormat(line) == dshlog.FormatV0Raw
-	}
-	return false
-}
-
 // readDSHLog reads a dsh log named name (v1, or the published v0 raw or
-// zstd) into a replay session. A line longer than maxLine bytes (<= 0:
-// events.DefaultMaxLineBytes) stops it with a positioned
+// zstd, told by its content as dsh recover and status tell it:
+// dshlog.SniffFormat) into a replay session. A line longer than maxLine
+// bytes (<= 0: events.DefaultMaxLineBytes) stops it with a positioned
 // events.ErrLineTooLong after at most one read past the limit, as replay
-// reads Qwen files (readLines); a v0 zstd log is streamed to dshlog.ScanV0 (v0.Scan), whose
-// frame and line bounds apply to what it decompresses.
+// reads Qwen files (readLines); a v0 zstd log is streamed to
+// dshlog.ScanV0 (v0.Scan), whose frame and line bounds apply to what it
+// decompresses.
 func readDSHLog(name string, r io.Reader, maxLine int) (*session, error) {
-	if filepath.Base(name) == dshlog.V0ZstdName {
-		return newDSHV0Session(name, r, maxLine)
+	br := bufio.NewReaderSize(r, dshlog.SniffBytes)
+	head, err := br.Peek(dshlog.SniffBytes)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("--dsh %s: %w", name, err)
 	}
-	data, err := readLines(r, events.StreamSessionLog, maxLine)
+	format, err := dshlog.SniffFormat(head, filepath.Base(name))
 	if err != nil {
 		return nil, fmt.Errorf("--dsh %s: %w", name, err)
 	}
-	if isDSHV0(name, data) {
-		return newDSHV0Session(name, bytes.NewReader(data), maxLine)
+	if format == dshlog.FormatV0Zstd {
+		return newDSHV0Session(name, br, maxLine, v0.Zstd)
+	}
+	data, err := readLines(br, events.StreamSessionLog, maxLine)
+	if err != nil {
+		return nil, fmt.Errorf("--dsh %s: %w", name, err)
+	}
+	if format == dshlog.FormatV0Raw {
+		return newDSHV0Session(name, bytes.NewReader(data), maxLine, v0.Raw)
 	}
 	return newDSHSession(name, data)
 }
 
-func newDSHV0Session(name string, r io.Reader, maxLine int) (*session, error) {
-	enc := v0.Raw
-	if filepath.Base(name) == dshlog.V0ZstdName {
-		enc = v0.Zstd
-	}
+func newDSHV0Session(name string, r io.Reader, maxLine int, enc v0.Encoding) (*session, error) {
 	var plain []byte
 	var evs []events.Event
 	res, err := dshlog.ScanV0(r, enc, v0.Options{MaxLineBytes: maxLine}, func(r *v0.Record) error {

@@ -64,24 +64,44 @@ func (b *Batch) Frames() int { return len(b.frames) }
 // CompressedBytes is the number of compressed bytes b holds.
 func (b *Batch) CompressedBytes() int { return len(b.comp) }
 
-// Read empties b and fills it from fr with consecutive frames until it holds
-// at least maxBytes compressed bytes or maxFrames frames, or the file ends,
-// tears or fails (the last step then says so); it reports whether that
-// happened, after which fr has nothing more to give. The bytes are copied:
-// fr may read on while b is decoded elsewhere.
-func (b *Batch) Read(fr *FrameReader, maxBytes, maxFrames int) (last bool) {
-	return b.read(fr, maxBytes, maxFrames, false)
+// BatchLimits say when Read stops adding frames to a batch: once it holds
+// at least Compressed compressed bytes, or Plain bytes of plaintext as the
+// frames' headers declare it (a frame that declares none counts
+// undeclaredRatio times its compressed size), or Frames frames. It always
+// takes one frame. Plain keeps a batch's plaintext small enough to still
+// be in cache when it is parsed, wherever it was decoded; Compressed bounds
+// what a batch holds before it is decoded.
+type BatchLimits struct {
+	Compressed, Plain, Frames int
+}
+
+// undeclaredRatio is the plaintext Read assumes per compressed byte of a
+// frame whose header does not declare its size.
+const undeclaredRatio = 8
+
+// Read empties b and fills it from fr with consecutive frames up to lim,
+// or until the file ends, tears or fails (the last step then says so); it
+// reports whether that happened, after which fr has nothing more to give.
+// The bytes are copied: fr may read on while b is decoded elsewhere.
+func (b *Batch) Read(fr *FrameReader, lim BatchLimits) (last bool) {
+	return b.read(fr, lim, false)
 }
 
 // ReadOne is Read of a single frame whose bytes stay fr's buffer, valid only
 // until fr's next call: for a reader that decodes each batch before reading
 // the next (Scan).
-func (b *Batch) ReadOne(fr *FrameReader) (last bool) { return b.read(fr, 0, 1, true) }
+func (b *Batch) ReadOne(fr *FrameReader) (last bool) { return b.read(fr, BatchLimits{Frames: 1}, true) }
 
-func (b *Batch) read(fr *FrameReader, maxBytes, maxFrames int, alias bool) (last bool) {
+func (b *Batch) read(fr *FrameReader, lim BatchLimits, alias bool) (last bool) {
 	b.frames, b.comp, b.plain, b.lines, b.recs = b.frames[:0], b.comp[:0], b.plain[:0], b.lines[:0], b.recs[:0]
-	for len(b.frames) < max(maxFrames, 1) && (len(b.frames) == 0 || len(b.comp) < maxBytes) {
+	plain := 0
+	for len(b.frames) < max(lim.Frames, 1) && (len(b.frames) == 0 || len(b.comp) < lim.Compressed && plain < lim.Plain) {
 		f, err := fr.Next()
+		if n, ok := f.ContentSize(); ok {
+			plain += int(min(n, 1<<40))
+		} else {
+			plain += undeclaredRatio * len(f.Bytes)
+		}
 		bf := batchFrame{index: f.Index, offset: f.Offset, size: fr.Offset(), err: err}
 		data := f.Bytes
 		var torn *TornFrame

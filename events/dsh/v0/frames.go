@@ -36,6 +36,39 @@ type Frame struct {
 	Bytes  []byte
 }
 
+// ContentSize is the plaintext size the frame's header declares (RFC 8878
+// §3.1.1.1.4, Frame_Content_Size), and whether it declares one. It is a
+// hint, never trusted: the decoder checks what the frame really holds.
+func (f Frame) ContentSize() (uint64, bool) {
+	b := f.Bytes
+	if len(b) < 5 {
+		return 0, false
+	}
+	desc := b[4]
+	fcsFlag, single := desc>>6, desc&0x20 != 0
+	var size int
+	switch {
+	case fcsFlag == 0 && single:
+		size = 1
+	case fcsFlag != 0:
+		size = 1 << fcsFlag
+	default:
+		return 0, false
+	}
+	at := 5 + headerRest(desc) - size // the size is the header's last field
+	if at < 5 || len(b) < at+size {
+		return 0, false
+	}
+	var v uint64
+	for k := size - 1; k >= 0; k-- {
+		v = v<<8 | uint64(b[at+k])
+	}
+	if size == 2 {
+		v += 256
+	}
+	return v, true
+}
+
 // TornFrame is the incomplete last frame: the file ended inside it. It wraps
 // events.ErrTornTail; Bytes are the bytes present (possibly none).
 type TornFrame struct {

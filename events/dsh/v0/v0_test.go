@@ -242,9 +242,76 @@ func FuzzFrameReader(f *testing.F) {
 			if err != nil {
 				return
 			}
+			var h zstd.Header // klauspost's own reading of the frame header
+			if h.Decode(fm.Bytes) == nil {
+				if n, ok := fm.ContentSize(); ok != h.HasFCS || n != h.FrameContentSize {
+					t.Fatalf("frame %d: ContentSize %d %v, klauspost reads %d %v", fm.Index, n, ok, h.FrameContentSize, h.HasFCS)
+				}
+			}
 			_, _ = d.Decode(nil, fm)
 		}
 	})
+}
+
+// A frame's declared content size (the batch bound's hint) is its
+// plaintext's length in every field width (1, 2, 4 and 8 bytes; the 2-byte
+// width is offset by 256), and absent where the header has no such field:
+// klauspost leaves it out of small multi-segment frames and streamed ones.
+func TestFrameContentSize(t *testing.T) {
+	w, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(true))
+	var data []byte
+	sizes := []int{10, 300, 65791, 65792, 70000, 1 << 20}
+	declared := []bool{false, true, true, true, true, true}
+	for _, n := range sizes {
+		data = w.EncodeAll(bytes.Repeat([]byte{'a'}, n), data)
+	}
+	var streamed bytes.Buffer
+	sw, _ := zstd.NewWriter(&streamed, zstd.WithEncoderCRC(true))
+	sw.Write([]byte("no size declared\n"))
+	sw.Close()
+	data = append(data, streamed.Bytes()...)
+	fr := v0.NewFrameReader(bytes.NewReader(data), 0)
+	for k := 0; ; k++ {
+		fm, err := fr.Next()
+		if err == io.EOF {
+			if k != len(sizes)+1 {
+				t.Fatalf("%d frames", k)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ok := fm.ContentSize()
+		if k == len(sizes) {
+			if ok {
+				t.Fatalf("streamed frame declares %d", n)
+			}
+			continue
+		}
+		if ok != declared[k] || ok && n != uint64(sizes[k]) {
+			t.Fatalf("frame %d: declared %d %v, plaintext %d (header %x)", k, n, ok, sizes[k], fm.Bytes[:min(len(fm.Bytes), 14)])
+		}
+	}
+	// The widths klauspost does not write here, by hand: a single-segment
+	// frame's 1-byte size (with a 1-byte dictionary id before it) and an
+	// 8-byte size; and a header cut short declares nothing.
+	magic := []byte{0x28, 0xb5, 0x2f, 0xfd}
+	for _, c := range []struct {
+		hdr  []byte
+		want uint64
+		ok   bool
+	}{
+		{[]byte{0x21, 7, 200}, 200, true},
+		{[]byte{0xc0, 0x58, 1, 2, 3, 4, 5, 6, 7, 8}, 0x0807060504030201, true},
+		{[]byte{0xc0, 0x58, 1, 2, 3}, 0, false},
+		{[]byte{0x00, 0x58}, 0, false},
+	} {
+		n, ok := v0.Frame{Bytes: append(bytes.Clone(magic), c.hdr...)}.ContentSize()
+		if n != c.want || ok != c.ok {
+			t.Errorf("header %x: %d %v, want %d %v", c.hdr, n, ok, c.want, c.ok)
+		}
+	}
 }
 
 // dsh writes whole lines per frame, but its scanner reads the decoded
