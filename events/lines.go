@@ -139,7 +139,7 @@ func lines(r io.Reader, max int, fuse fuser) iter.Seq2[Line, error] {
 				size := int64(len(chunk))
 				tooLong := size > int64(max)
 				if !tooLong {
-					acc = append(acc[:0], chunk...)
+					acc = appendCapped(acc[:0], chunk, max)
 				}
 				var rerr error
 				terminated := false
@@ -152,11 +152,14 @@ func lines(r io.Reader, max int, fuse fuser) iter.Seq2[Line, error] {
 					}
 					size += int64(n)
 					if !tooLong && size > int64(max) {
+						// Over the limit: the line is skipped, and its
+						// buffer (up to max) is let go at once rather
+						// than held while the rest is read past.
 						tooLong = true
-						acc = acc[:0]
+						acc = nil
 					}
 					if !tooLong {
-						acc = append(acc, chunk[:n]...)
+						acc = appendCapped(acc, chunk[:n], max)
 					}
 					if rerr != bufio.ErrBufferFull {
 						break
@@ -208,6 +211,23 @@ func lines(r io.Reader, max int, fuse fuser) iter.Seq2[Line, error] {
 			}
 		}
 	}
+}
+
+// appendCapped appends b to acc, growing it by doubling but never past
+// limit bytes of capacity (append's own growth would reach 1.25× the
+// limit), so that a line just under the limit costs at most the limit plus
+// the half it grew from, and a line over it no more before it is dropped.
+func appendCapped(acc, b []byte, limit int) []byte {
+	if need := len(acc) + len(b); need > cap(acc) {
+		c := max(2*cap(acc), need, 4096)
+		if c > limit && need <= limit {
+			c = limit
+		}
+		grown := make([]byte, len(acc), c)
+		copy(grown, acc)
+		acc = grown
+	}
+	return append(acc, b...)
 }
 
 func max64(a, b int64) int64 {
