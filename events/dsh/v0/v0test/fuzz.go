@@ -1,9 +1,10 @@
 package v0test
 
 import (
-	"flag"
 	"testing"
 	"time"
+
+	"github.com/tailproof/tailproof/simulations/fuzzmin"
 )
 
 // Main is the body of a TestMain (which passes its result to os.Exit): it
@@ -15,14 +16,4 @@ import (
 // inputs of kilobytes, so one minimization could take a whole 60-second run
 // (FuzzCompactScan: 377 executions and no new input reported); bounded, the
 // run fuzzes between minimizations.
-func Main(m *testing.M, d time.Duration) int {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.fuzzminimizetime" })
-	if !set {
-		if err := flag.Set("test.fuzzminimizetime", d.String()); err != nil {
-			panic(err) // the testing package's flag: unreachable in a test binary
-		}
-	}
-	return m.Run()
-}
+func Main(m *testing.M, d time.Duration) int { return fuzzmin.Main(m, d) }
