@@ -120,7 +120,7 @@ func newHostileTree(t *testing.T, base string) *hostileTree {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.WriteString(hostileLedger); err == nil {
+	if _, err = f.WriteString(hostileLedger); err == nil {
 		_, err = f.WriteAt([]byte("\n"+hostileLedger), int64(len(hostileLedger))+2<<30)
 	}
 	if cerr := f.Close(); err != nil || cerr != nil {
