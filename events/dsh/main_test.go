@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tailproof/tailproof/events/dsh/v0/v0test"
+	"github.com/tailproof/tailproof/simulations/fuzzmin"
 )
 
 // TestMain bounds the fuzzers' minimization of a new input to 5 s
-// (v0test.Main; -fuzzminimizetime overrides). Go's minimizer tries every
+// (fuzzmin.Main; -fuzzminimizetime overrides). Go's minimizer tries every
 // cut of a new input (quadratic in its length) for up to 60 s by default;
 // FuzzHarness's inputs are kilobytes, so with the default its first new
 // input took the whole of a 60-second run (8 executions; ADR 0037, amended
 // by dsh).
-func TestMain(m *testing.M) { os.Exit(v0test.Main(m, 5*time.Second)) }
+func TestMain(m *testing.M) { os.Exit(fuzzmin.Main(m, 5*time.Second)) }

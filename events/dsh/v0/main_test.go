@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tailproof/tailproof/events/dsh/v0/v0test"
+	"github.com/tailproof/tailproof/simulations/fuzzmin"
 )
 
 // TestMain bounds the fuzzers' minimization of a new input to 5 s
-// (v0test.Main; -fuzzminimizetime overrides).
-func TestMain(m *testing.M) { os.Exit(v0test.Main(m, 5*time.Second)) }
+// (fuzzmin.Main; -fuzzminimizetime overrides).
+func TestMain(m *testing.M) { os.Exit(fuzzmin.Main(m, 5*time.Second)) }
