@@ -3,7 +3,6 @@ package dsh_test
 import (
 	"os"
 	"testing"
-	"time"
 
 	"github.com/tailproof/tailproof/simulations/fuzzmin"
 )
@@ -14,4 +13,4 @@ import (
 // FuzzHarness's inputs are kilobytes, so with the default its first new
 // input took the whole of a 60-second run (8 executions; ADR 0037, amended
 // by dsh).
-func TestMain(m *testing.M) { os.Exit(fuzzmin.Main(m, 5*time.Second)) }
+func TestMain(m *testing.M) { os.Exit(fuzzmin.Main(m, "5s")) }

@@ -3,7 +3,6 @@ package qwen
 import (
 	"os"
 	"testing"
-	"time"
 
 	"github.com/tailproof/tailproof/simulations/fuzzmin"
 )
@@ -11,4 +10,4 @@ import (
 // TestMain bounds the fuzzers' minimization of a new input to 5 s
 // (-fuzzminimizetime overrides): FuzzLoadChain's minimizations took whole
 // 60-second runs with Go's default (package fuzzmin).
-func TestMain(m *testing.M) { os.Exit(fuzzmin.Main(m, 5*time.Second)) }
+func TestMain(m *testing.M) { os.Exit(fuzzmin.Main(m, "5s")) }

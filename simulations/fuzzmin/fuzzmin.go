@@ -14,19 +14,22 @@ package fuzzmin
 import (
 	"flag"
 	"testing"
-	"time"
 )
 
 // Main is the body of a TestMain (which passes its result to os.Exit): it
-// makes d the default of -test.fuzzminimizetime unless the command line sets
-// the flag, and runs the tests.
-func Main(m *testing.M, d time.Duration) int {
+// makes bound the default of -test.fuzzminimizetime unless the command line
+// sets the flag, and runs the tests. bound is the flag's text: a duration
+// ("5s") or a count of calls ("200x"), which bounds a slow target's
+// minimization by its work rather than the clock (FuzzCrashPass, whose
+// inputs take ~10 ms each: 17 executions in 60 s at "5s", 11,284 in 30 s at
+// "200x").
+func Main(m *testing.M, bound string) int {
 	flag.Parse()
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.fuzzminimizetime" })
 	if !set {
-		if err := flag.Set("test.fuzzminimizetime", d.String()); err != nil {
-			panic(err) // the testing package's flag: always there in a test binary
+		if err := flag.Set("test.fuzzminimizetime", bound); err != nil {
+			panic(err) // a malformed bound, or no testing flags: a bug in the caller
 		}
 	}
 	return m.Run()

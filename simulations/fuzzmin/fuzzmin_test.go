@@ -4,12 +4,11 @@ import (
 	"flag"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/tailproof/tailproof/simulations/fuzzmin"
 )
 
-func TestMain(m *testing.M) { os.Exit(fuzzmin.Main(m, 7*time.Second)) }
+func TestMain(m *testing.M) { os.Exit(fuzzmin.Main(m, "7s")) }
 
 // TestDefaultIsSet: without the flag on the command line, Main made its
 // duration the minimization bound (go test passes no -test.fuzzminimizetime
