@@ -40,23 +40,31 @@ func TestQwenStatusTurnWithoutPromptIdentities(t *testing.T) {
 		{"status", "--harness", "qwen", "--file", tp, "--writer-stopped", "--json"},
 		{"status", "--transcript", tp, "--ledger", lp, "--writer-stopped", "--json"},
 	} {
-		var out, errb bytes.Buffer
-		if code := run(context.Background(), args, &out, &errb); code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
-		}
-		var got struct {
-			Turn *tailproof.TurnSummary `json:"turn"`
-		}
-		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
-			t.Fatal(err)
-		}
-		if got.Turn == nil {
-			t.Fatalf("%v: turn is null:\n%s", args, out.String())
-		}
-		if got.Turn.ID != "u0" || got.Turn.Verdict != "interrupted" || len(got.Turn.DanglingCalls) != 1 || len(got.Turn.Resend) != 1 {
-			t.Fatalf("%v: turn %+v, want u0 interrupted with call-1 dangling and its prompt to resend", args, *got.Turn)
+		got := statusTurn(t, args...)
+		if got.ID != "u0" || got.Verdict != "interrupted" || len(got.DanglingCalls) != 1 || len(got.Resend) != 1 {
+			t.Fatalf("%v: turn %+v, want u0 interrupted with call-1 dangling and its prompt to resend", args, got)
 		}
 	}
+}
+
+// statusTurn runs a status command that must succeed and returns its
+// --json document's turn object, which must not be null.
+func statusTurn(t *testing.T, args ...string) tailproof.TurnSummary {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), args, &out, &errb); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+	}
+	var got struct {
+		Turn *tailproof.TurnSummary `json:"turn"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Turn == nil {
+		t.Fatalf("%v: turn is null:\n%s", args, out.String())
+	}
+	return *got.Turn
 }
 
 // The real daemon's cron recording (testdata/replay, 3c1f7a92): prompt
@@ -91,23 +99,6 @@ func TestQwenStatusTurnAfterSettledPrompt(t *testing.T) {
 	if err := os.WriteFile(lp, bytes.Join(ledLines[:2], nil), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	turnOf := func(args ...string) tailproof.TurnSummary {
-		t.Helper()
-		var out, errb bytes.Buffer
-		if code := run(context.Background(), args, &out, &errb); code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
-		}
-		var got struct {
-			Turn *tailproof.TurnSummary `json:"turn"`
-		}
-		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
-			t.Fatal(err)
-		}
-		if got.Turn == nil {
-			t.Fatalf("%v: turn is null", args)
-		}
-		return *got.Turn
-	}
 	cron := 0
 	for n := 11; n <= 33; n++ {
 		if err := os.WriteFile(tp, bytes.Join(lines[:n], nil), 0o600); err != nil {
@@ -118,7 +109,7 @@ func TestQwenStatusTurnAfterSettledPrompt(t *testing.T) {
 			if stopped {
 				args = append(args, "--writer-stopped")
 			}
-			with, without := turnOf(append(args, "--ledger", lp)...), turnOf(args...)
+			with, without := statusTurn(t, append(args, "--ledger", lp)...), statusTurn(t, args...)
 			if n <= 12 { // the turn_result, then a cron turn's first telemetry: no cron progress yet
 				if with.ID != settled || with.Verdict != "completed" || with.Because != "ledger-terminal" {
 					t.Fatalf("cut after record %d: turn %s %s (%s), want %s completed by its ledger terminal", n, with.ID, with.Verdict, with.Because, settled)
